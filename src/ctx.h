@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* The invocation context every step gets: output mode, state directory, profile, error slot. */
+#pragma once
+
+#include <stdbool.h>
+
+struct profile;
+
+/* Exit codes (DESIGN.md §3). */
+enum {
+	EXIT_PASS = 0,        /* pass, warnings allowed */
+	EXIT_FINDING = 1,     /* a check or gate failed: the finding is the result */
+	EXIT_USAGE = 2,       /* bad option or value */
+	EXIT_FAILED = 3,      /* could not do the job: unreadable, corrupt, hostile, refused for safety */
+	EXIT_INTERRUPTED = 130,
+};
+
+struct ctx {
+	const char *step;        /* name of the step being run */
+	bool json;               /* one JSON document on stdout */
+	bool quiet;              /* no progress lines, verdict only */
+	bool color;              /* ANSI colours on stdout (TTY, no NO_COLOR, no --no-color) */
+	bool progress;           /* stderr is a TTY and not quiet */
+	char *state_dir;         /* where step records live */
+	const char *profile_path;/* NULL: the built-in profile */
+	struct profile *profile;
+	int err_code;            /* set by ctx_error; 0 when the step produced a record */
+	char *err_msg;
+};
+
+/* Record an error for the renderer and return its exit code: `return ctx_error(ctx, EXIT_USAGE, ...)`. */
+int ctx_error(struct ctx *ctx, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

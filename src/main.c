@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* swaptool: the step table, global options and dispatch. */
+#include "steps.h"
+
+#include <signal.h>
+
+static const struct step steps[] = {
+	/* one line per step, in the order an operator runs them */
+};
+
+static const struct step *find_step(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++)
+		if (streq(steps[i].name, name))
+			return &steps[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: swaptool [--json] [--state DIR] [--profile FILE] [--quiet] [--no-color] STEP [ARGS]\n\n"
+		   "Replace the boot NVMe of a GPU node without losing its identity, and prove the new drive.\n\n"
+		   "steps:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(steps); i++)
+		fprintf(f, "  %-14s %s\n", steps[i].name, steps[i].summary);
+	fprintf(f, "\n'swaptool help STEP' shows a step's options; man swaptool has the whole story.\n"
+		   "exit codes: 0 pass, 1 a check or gate failed, 2 usage, 3 could not do the job, 130 interrupted\n");
+}
+
+static void step_usage(const struct step *s)
+{
+	printf("swaptool %s: %s\n\nusage: %s", s->name, s->summary, s->usage);
+	printf("\nglobal options: --json --state DIR --profile FILE --quiet --no-color\n");
+}
+
+struct globals {
+	bool help, version, no_color;
+};
+
+/* Take the global options out of argv wherever they stand (before a "--"), so that
+ * `swaptool preflight X --json` and `swaptool --json preflight X` mean the same. */
+static int take_globals(struct ctx *ctx, struct globals *g, int *argc, char **argv)
+{
+	int out = 1;
+
+	for (int i = 1; i < *argc; i++) {
+		const char *a = argv[i];
+		const char **slot = NULL;
+		const char *val = NULL;
+
+		if (streq(a, "--")) {
+			while (i < *argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		if (streq(a, "--json"))
+			ctx->json = true;
+		else if (streq(a, "--quiet") || streq(a, "-q"))
+			ctx->quiet = true;
+		else if (streq(a, "--no-color"))
+			g->no_color = true;
+		else if (streq(a, "--help") || streq(a, "-h"))
+			g->help = true;
+		else if (streq(a, "--version"))
+			g->version = true;
+		else if (startswith(a, "--state") || startswith(a, "--profile")) {
+			bool state = startswith(a, "--state");
+			const char *name = state ? "--state" : "--profile";
+			size_t n = strlen(name);
+
+			if (a[n] != '\0' && a[n] != '=') {
+				argv[out++] = argv[i];
+				continue;
+			}
+			slot = state ? (const char **)&ctx->state_dir : &ctx->profile_path;
+			if (a[n] == '=')
+				val = a + n + 1;
+			else if (i + 1 < *argc)
+				val = argv[++i];
+			if (!val || !*val)
+				return ctx_error(ctx, EXIT_USAGE, "option '%s' needs a value", name);
+			*slot = state ? (const char *)xstrdup(val) : val;
+		} else
+			argv[out++] = argv[i];
+	}
+	*argc = out;
+	argv[out] = NULL;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx ctx = { 0 };
+	struct globals g = { 0 };
+	struct record rec = { 0 };
+	const struct step *s;
+	const char *no_color = getenv("NO_COLOR");
+	_cleanup_free_ char *perr = NULL;
+	int code, r;
+
+	signal(SIGPIPE, SIG_IGN);
+	if (take_globals(&ctx, &g, &argc, argv) != 0) {
+		out_error(&ctx, ctx.err_code, ctx.err_msg);
+		return ctx.err_code;
+	}
+	ctx.color = isatty(STDOUT_FILENO) && !g.no_color && !(no_color && *no_color) && !ctx.json;
+	ctx.progress = isatty(STDERR_FILENO) && !ctx.quiet;
+
+	if (g.version) {
+		printf("swaptool %s\n", SWAPTOOL_VERSION);
+		return 0;
+	}
+	if (argc < 2) {
+		if (g.help) {
+			usage(stdout);
+			return 0;
+		}
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (streq(argv[1], "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return 0;
+		}
+		s = find_step(argv[2]);
+		if (!s) {
+			fprintf(stderr, "swaptool: unknown step '%s'; 'swaptool --help' lists the steps\n", argv[2]);
+			return EXIT_USAGE;
+		}
+		step_usage(s);
+		return 0;
+	}
+	s = find_step(argv[1]);
+	if (!s) {
+		ctx.step = NULL;
+		ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", argv[1]);
+		out_error(&ctx, ctx.err_code, ctx.err_msg);
+		return EXIT_USAGE;
+	}
+	ctx.step = s->name;
+	if (g.help) {
+		step_usage(s);
+		return 0;
+	}
+
+	r = profile_load(ctx.profile_path, &ctx.profile, &perr);
+	if (r < 0) {
+		out_error(&ctx, EXIT_USAGE, perr);
+		return EXIT_USAGE;
+	}
+	if (!ctx.state_dir && state_dir_default(&ctx.state_dir) < 0) {
+		out_error(&ctx, EXIT_USAGE, "no state directory: set --state DIR, XDG_STATE_HOME or HOME");
+		profile_free(ctx.profile);
+		return EXIT_USAGE;
+	}
+	if (record_init(&rec, s->name) < 0)
+		abort();
+
+	optind = 1;
+	opterr = 0;
+	code = s->run(&ctx, argc - 1, argv + 1, &rec);
+
+	if (ctx.err_code) {
+		out_error(&ctx, ctx.err_code, ctx.err_msg);
+		code = ctx.err_code;
+	} else {
+		if (s->flags & STEP_SAVES_RECORD) {
+			r = record_save(&rec, ctx.state_dir);
+			if (r < 0) {
+				_cleanup_free_ char *msg = xasprintf(
+					"cannot write the record to '%s': %s; pass --state DIR with a writable directory",
+					ctx.state_dir, strerror(-r));
+				out_error(&ctx, EXIT_FAILED, msg);
+				code = EXIT_FAILED;
+				goto out;
+			}
+		}
+		if (ctx.json)
+			out_json(rec.root);
+		else if (s->render)
+			s->render(&ctx, rec.root);
+		else {
+			out_checks(&ctx, rec.root);
+			out_verdict(&ctx, rec.root, "%s", "");
+		}
+	}
+out:
+	fflush(stdout);
+	record_free(&rec);
+	profile_free(ctx.profile);
+	free(ctx.state_dir);
+	free(ctx.err_msg);
+	return code;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* Rendering for people (aligned tables, verdict line, progress, colour on a TTY) and for --json. */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+#include "ctx.h"
+#include "record.h"
+
+enum align { ALIGN_LEFT, ALIGN_RIGHT };
+
+struct table;
+/* A table of `ncols` columns; headers given to table_header. Cells are copied. */
+struct table *table_new(unsigned ncols);
+void table_free(struct table *t);
+static inline void table_freep(struct table **t) { table_free(*t); }
+#define _cleanup_table_ _cleanup_(table_freep)
+void table_align(struct table *t, unsigned col, enum align a);
+/* Exactly ncols cells; NULL prints as "-". */
+void table_header(struct table *t, ...);
+void table_row(struct table *t, ...);
+/* A row built cell by cell (cells formatted with printf). */
+void table_cellf(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void table_print(const struct ctx *ctx, const struct table *t);
+
+/* A bold section heading. */
+void out_heading(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A plain line on stdout (not in --json mode). */
+void out_line(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "PASS"/"WARN"/"FAIL"/"skip", coloured when allowed. */
+const char *out_status(const struct ctx *ctx, enum status st);
+/* The checks of a record as a table: status, id, summary. */
+void out_checks(const struct ctx *ctx, json_object *record);
+/* The closing verdict line: "verdict: FAIL  raw clone cannot fit; ..." */
+void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Exactly one JSON document on stdout. */
+void out_json(json_object *o);
+/* An error: JSON envelope with `error` in --json mode, else "swaptool STEP: message" on stderr. */
+void out_error(const struct ctx *ctx, int code, const char *msg);
+
+/* A live progress line on stderr, overwritten in place; only on a TTY and not --quiet. */
+void out_progress(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void out_progress_end(const struct ctx *ctx);

@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/* The profile: the incident's defaults, overridden by an INI file parsed with libinih. */
+#include "util.h"
+#include "profile.h"
+#include "size.h"
+
+#include <ini.h>
+#include <strings.h>
+
+void strlist_add(struct strlist *l, const char *s)
+{
+	l->v = realloc(l->v, (l->n + 1) * sizeof(char *));
+	if (!l->v)
+		abort();
+	l->v[l->n++] = xstrdup(s);
+}
+
+void strlist_clear(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct strlist){ 0 };
+}
+
+static struct accept_run *add_run(struct profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nruns; i++)
+		if (streq(p->runs[i].name, name))
+			return &p->runs[i];
+	p->runs = realloc(p->runs, (p->nruns + 1) * sizeof(*p->runs));
+	if (!p->runs)
+		abort();
+	p->runs[p->nruns] = (struct accept_run){ .name = xstrdup(name) };
+	return &p->runs[p->nruns++];
+}
+
+static struct profile_drive *add_drive(struct profile *p, const char *name, unsigned line)
+{
+	for (size_t i = 0; i < p->ndrives; i++)
+		if (streq(p->drives[i].name, name))
+			return &p->drives[i];
+	p->drives = realloc(p->drives, (p->ndrives + 1) * sizeof(*p->drives));
+	if (!p->drives)
+		abort();
+	p->drives[p->ndrives] = (struct profile_drive){ .name = xstrdup(name), .line = line };
+	return &p->drives[p->ndrives++];
+}
+
+static void set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = xstrdup(v);
+}
+
+/* The write-up's values: backup set, re-fetchable stores, and the acceptance table. */
+static void profile_defaults(struct profile *p)
+{
+	static const char *backup[] = { "~/.config/flare/", "~/.ssh/", "/etc/netplan/", "/etc/fstab", "/etc/hosts" };
+	struct accept_run *r;
+
+	p->source = xstrdup("built-in");
+	for (size_t i = 0; i < ARRAY_SIZE(backup); i++)
+		strlist_add(&p->backup_paths, backup[i]);
+	strlist_add(&p->required, "~/.config/flare/orbit/controller.key");
+	strlist_add(&p->fstab_files, "/etc/fstab");
+	strlist_add(&p->refetch_paths, "~/flare-pkgs");
+	strlist_add(&p->refetch_paths, "~/.cache/flare");
+	p->refetch_minutes = 50;
+
+	p->working_set = 98ULL << 30;
+	p->ramp_s = 2;
+	p->seq_bytes = 4ULL << 30;
+	p->busy_threshold_iops = 500;
+	/* "4 K random in the 98 GB shard, 16 threads: >= 60 K IOPS and p50 <= 250 us" */
+	r = add_run(p, "rand16");
+	r->inflight = 16, r->duration_s = 15, r->min_iops = 60000, r->max_p50_us = 250;
+	/* "same, 64 threads: >= 120 K IOPS, p99.9 <= 2 ms (no congestion collapse)" */
+	r = add_run(p, "rand64");
+	r->inflight = 64, r->duration_s = 20, r->min_iops = 120000, r->max_p99_9_us = 2000;
+	/* "sequential (dd bs=1M iflag=direct) >= 2.5 GB/s (sanity, not the point)" */
+	r = add_run(p, "seq");
+	r->sequential = true, r->inflight = 4, r->min_mb_s = 2500;
+
+	p->cmd_install_os = xstrdup("install DGX OS on the new drive (vendor installer, USB)");
+	p->cmd_agent_install = xstrdup("reinstall the flare agent (same version as the other ranks)");
+	p->cmd_runtime_install = xstrdup("install the patched runtime: the same build the other ranks run");
+	p->cmd_refetch = xstrdup("flare download <package> --revision gb10 --tensor-parallel 4");
+}
+
+struct parse_state {
+	struct profile *p;
+	const char *file;
+	FILE *f;
+	unsigned line; /* libinih in Debian is built without line numbers: the reader counts them */
+	char *err;
+	/* Sections whose lists the file replaces: the first key of a list empties the default. */
+	bool replaced_backup, replaced_required, replaced_refetch, replaced_fstab;
+};
+
+static int bad(struct parse_state *s, unsigned line, const char *section, const char *key, const char *why)
+{
+	if (!s->err)
+		s->err = xasprintf("%s:%u: %s '%s' in [%s]", s->file, line, why, key, section);
+	return 0; /* stop parsing */
+}
+
+static int parse_u64_value(const char *v, uint64_t *out)
+{
+	const char *why;
+	return u64_parse(v, out, &why);
+}
+
+static int parse_size_value(const char *v, uint64_t *out)
+{
+	const char *why;
+	return size_parse(v, 512, out, &why);
+}
+
+static void list_key(struct strlist *l, bool *replaced, const char *v)
+{
+	if (!*replaced) {
+		strlist_clear(l);
+		*replaced = true;
+	}
+	strlist_add(l, v);
+}
+
+static int handle_run(struct parse_state *s, unsigned line, const char *section, const char *name,
+		      const char *key, const char *v)
+{
+	struct accept_run *r = add_run(s->p, name);
+	uint64_t n;
+
+	if (streq(key, "mode")) {
+		if (streq(v, "randread"))
+			r->sequential = false;
+		else if (streq(v, "seqread"))
+			r->sequential = true;
+		else
+			return bad(s, line, section, key, "bad value (randread|seqread) for");
+		return 1;
+	}
+	if (parse_u64_value(v, &n) < 0)
+		return bad(s, line, section, key, "not a whole number:");
+	if (streq(key, "inflight")) {
+		if (n == 0 || n > 4096)
+			return bad(s, line, section, key, "in-flight count out of 1..4096:");
+		r->inflight = (unsigned)n;
+	} else if (streq(key, "duration"))
+		r->duration_s = n;
+	else if (streq(key, "min_iops"))
+		r->min_iops = n;
+	else if (streq(key, "max_p50_us"))
+		r->max_p50_us = n;
+	else if (streq(key, "max_p99_us"))
+		r->max_p99_us = n;
+	else if (streq(key, "max_p99_9_us"))
+		r->max_p99_9_us = n;
+	else if (streq(key, "min_mb_s"))
+		r->min_mb_s = n;
+	else
+		return bad(s, line, section, key, "unknown key");
+	return 1;
+}
+
+static int handle_drive(struct parse_state *s, unsigned line, const char *section, const char *name,
+			const char *key, const char *v)
+{
+	struct profile_drive *d = add_drive(s->p, name, line);
+
+	if (streq(key, "match"))
+		set_str(&d->match, v);
+	else if (streq(key, "controller"))
+		set_str(&d->controller, v);
+	else if (streq(key, "dram"))
+		set_str(&d->dram, v);
+	else if (streq(key, "nand"))
+		set_str(&d->nand, v);
+	else if (streq(key, "reason"))
+		set_str(&d->reason, v);
+	else if (streq(key, "verdict")) {
+		if (!streq(v, "avoid") && !streq(v, "measure") && !streq(v, "suited") && !streq(v, "reference"))
+			return bad(s, line, section, key, "bad value (avoid|measure|suited|reference) for");
+		set_str(&d->verdict, v);
+	} else if (streq(key, "hmb_mb")) {
+		if (parse_u64_value(v, &d->hmb_mb) < 0)
+			return bad(s, line, section, key, "not a whole number:");
+	} else
+		return bad(s, line, section, key, "unknown key");
+	return 1;
+}
+
+/* libinih calls the reader once per line, so counting calls gives the line of the next handler call. */
+static char *reader(char *buf, int size, void *user)
+{
+	struct parse_state *s = user;
+	char *r = fgets(buf, size, s->f);
+
+	if (r)
+		s->line++;
+	return r;
+}
+
+static int handler(void *user, const char *section, const char *key, const char *v)
+{
+	struct parse_state *s = user;
+	struct profile *p = s->p;
+	unsigned line = s->line;
+	uint64_t n;
+
+	if (s->err)
+		return 0;
+	if (!key) /* a section header alone */
+		return 1;
+	if (streq(section, "backup")) {
+		if (streq(key, "path"))
+			list_key(&p->backup_paths, &s->replaced_backup, v);
+		else if (streq(key, "required"))
+			list_key(&p->required, &s->replaced_required, v);
+		else if (streq(key, "fstab"))
+			list_key(&p->fstab_files, &s->replaced_fstab, v);
+		else
+			return bad(s, line, section, key, "unknown key");
+		return 1;
+	}
+	if (streq(section, "refetch")) {
+		if (streq(key, "path"))
+			list_key(&p->refetch_paths, &s->replaced_refetch, v);
+		else if (streq(key, "minutes")) {
+			if (parse_u64_value(v, &p->refetch_minutes) < 0)
+				return bad(s, line, section, key, "not a whole number:");
+		} else
+			return bad(s, line, section, key, "unknown key");
+		return 1;
+	}
+	if (streq(section, "accept")) {
+		if (streq(key, "working_set") || streq(key, "seq_bytes")) {
+			if (parse_size_value(v, &n) < 0)
+				return bad(s, line, section, key, "bad size (e.g. 98GiB) for");
+			*(streq(key, "working_set") ? &p->working_set : &p->seq_bytes) = n;
+		} else if (streq(key, "ramp") || streq(key, "busy_threshold_iops")) {
+			if (parse_u64_value(v, &n) < 0)
+				return bad(s, line, section, key, "not a whole number:");
+			*(streq(key, "ramp") ? &p->ramp_s : &p->busy_threshold_iops) = n;
+		} else
+			return bad(s, line, section, key, "unknown key");
+		return 1;
+	}
+	if (streq(section, "commands")) {
+		if (streq(key, "install_os"))
+			set_str(&p->cmd_install_os, v);
+		else if (streq(key, "agent_install"))
+			set_str(&p->cmd_agent_install, v);
+		else if (streq(key, "runtime_install"))
+			set_str(&p->cmd_runtime_install, v);
+		else if (streq(key, "refetch"))
+			set_str(&p->cmd_refetch, v);
+		else
+			return bad(s, line, section, key, "unknown key");
+		return 1;
+	}
+	if (startswith(section, "run ") && section[4])
+		return handle_run(s, line, section, section + 4, key, v);
+	if (startswith(section, "drive ") && section[6])
+		return handle_drive(s, line, section, section + 6, key, v);
+	if (startswith(section, "engine ") && section[7]) {
+		struct engine_gate *g = NULL;
+
+		for (size_t i = 0; i < p->nengine; i++)
+			if (streq(p->engine[i].name, section + 7))
+				g = &p->engine[i];
+		if (!g) {
+			p->engine = realloc(p->engine, (p->nengine + 1) * sizeof(*p->engine));
+			if (!p->engine)
+				abort();
+			g = &p->engine[p->nengine++];
+			*g = (struct engine_gate){ .name = xstrdup(section + 7), .timeout_s = 3600 };
+		}
+		if (streq(key, "command"))
+			set_str(&g->command, v);
+		else if (streq(key, "timeout")) {
+			if (parse_u64_value(v, &g->timeout_s) < 0 || g->timeout_s == 0)
+				return bad(s, line, section, key, "not a positive whole number:");
+		} else
+			return bad(s, line, section, key, "unknown key");
+		return 1;
+	}
+	if (!s->err)
+		s->err = xasprintf("%s:%u: unknown section [%s] (key '%s')", s->file, line, section, key);
+	return 0;
+}
+
+int profile_load(const char *path, struct profile **out, char **err)
+{
+	struct profile *p = xcalloc(1, sizeof(*p));
+	struct parse_state s = { .p = p, .file = path };
+	int r;
+
+	*err = NULL;
+	profile_defaults(p);
+	if (path) {
+		FILE *f = fopen(path, "re");
+
+		if (!f) {
+			r = -errno;
+			*err = xasprintf("cannot open profile '%s': %s", path, strerror(errno));
+			profile_free(p);
+			return r;
+		}
+		s.f = f;
+		r = ini_parse_stream(reader, &s, handler, &s);
+		fclose(f);
+		if (s.err || r != 0) {
+			*err = s.err ? s.err : xasprintf("%s:%d: not an INI line", path, r);
+			profile_free(p);
+			return -EINVAL;
+		}
+		for (size_t i = 0; i < p->nengine; i++)
+			if (!p->engine[i].command) {
+				*err = xasprintf("%s: [engine %s] has no 'command'", path, p->engine[i].name);
+				profile_free(p);
+				return -EINVAL;
+			}
+		for (size_t i = 0; i < p->nruns; i++)
+			if (!p->runs[i].inflight || (!p->runs[i].sequential && !p->runs[i].duration_s)) {
+				*err = xasprintf("%s: [run %s] needs 'inflight' and, for random reads, 'duration'",
+						 path, p->runs[i].name);
+				profile_free(p);
+				return -EINVAL;
+			}
+		for (size_t i = 0; i < p->ndrives; i++)
+			if (!p->drives[i].match || !p->drives[i].verdict) {
+				*err = xasprintf("%s:%u: [drive %s] needs 'match' and 'verdict'", path,
+						 p->drives[i].line, p->drives[i].name);
+				profile_free(p);
+				return -EINVAL;
+			}
+		set_str(&p->source, path);
+	}
+	*out = p;
+	return 0;
+}
+
+void profile_free(struct profile *p)
+{
+	if (!p)
+		return;
+	free(p->source);
+	strlist_clear(&p->backup_paths);
+	strlist_clear(&p->required);
+	strlist_clear(&p->fstab_files);
+	strlist_clear(&p->refetch_paths);
+	for (size_t i = 0; i < p->nruns; i++)
+		free(p->runs[i].name);
+	free(p->runs);
+	for (size_t i = 0; i < p->nengine; i++) {
+		free(p->engine[i].name);
+		free(p->engine[i].command);
+	}
+	free(p->engine);
+	for (size_t i = 0; i < p->ndrives; i++) {
+		struct profile_drive *d = &p->drives[i];
+		free(d->name), free(d->match), free(d->controller), free(d->dram);
+		free(d->nand), free(d->verdict), free(d->reason);
+	}
+	free(p->drives);
+	free(p->cmd_install_os);
+	free(p->cmd_agent_install);
+	free(p->cmd_runtime_install);
+	free(p->cmd_refetch);
+	free(p);
+}
+
+char *profile_expand(const char *path, const char *home)
+{
+	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
+		return xasprintf("%s%s", home ? home : "", path + 1);
+	return xstrdup(path);
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/* The site profile: backup set, re-fetchable paths, acceptance runs and gates, site commands,
+ * extra drive-catalogue entries. Built-in defaults are the incident's values; --profile FILE
+ * (INI, parsed with libinih) overrides them. See swaptool-profile(5). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct strlist {
+	char **v;
+	size_t n;
+};
+void strlist_add(struct strlist *l, const char *s);
+void strlist_clear(struct strlist *l);
+
+/* One acceptance run and its gate thresholds (0 = no threshold of that kind). */
+struct accept_run {
+	char *name;            /* "rand16", "rand64", "seq" */
+	bool sequential;       /* 1 MiB sequential reads instead of 4 KiB random */
+	unsigned inflight;     /* reads in flight */
+	uint64_t duration_s;   /* measured seconds after the ramp (random runs) */
+	uint64_t min_iops;
+	uint64_t max_p50_us;
+	uint64_t max_p99_us;
+	uint64_t max_p99_9_us;
+	uint64_t min_mb_s;     /* MB/s, 10^6 bytes per second */
+};
+
+/* An external gate run with sh -c (the engine tests of the write-up). */
+struct engine_gate {
+	char *name;
+	char *command;
+	uint64_t timeout_s;
+};
+
+/* A user-added drive-catalogue entry ([drive NAME] sections). */
+struct profile_drive {
+	char *name;       /* section name: display name */
+	char *match;      /* case-insensitive substring of the model string */
+	char *controller;
+	char *dram;       /* "none", "DRAM", "1 GB DDR4"... */
+	uint64_t hmb_mb;  /* 0 when none */
+	char *nand;
+	char *verdict;    /* avoid | measure | suited | reference */
+	char *reason;
+	unsigned line;    /* where it was defined, for messages */
+};
+
+struct profile {
+	char *source;                 /* "built-in" or the file's path */
+	/* [backup] */
+	struct strlist backup_paths;  /* "~/.config/flare/", "/etc/fstab"... ('~' = node user's home) */
+	struct strlist required;      /* files that must be in the backup: "~/.config/flare/orbit/controller.key" */
+	struct strlist fstab_files;   /* files whose identifiers restore checks: "/etc/fstab" */
+	/* [refetch] */
+	struct strlist refetch_paths; /* "~/flare-pkgs", "~/.cache/flare" */
+	uint64_t refetch_minutes;     /* the write-up's ~50 min download */
+	/* [accept] */
+	uint64_t working_set;         /* bytes: 98 GiB */
+	uint64_t ramp_s;
+	uint64_t seq_bytes;
+	uint64_t busy_threshold_iops; /* the device's own I/O rate that means "may be serving" */
+	struct accept_run *runs;
+	size_t nruns;
+	struct engine_gate *engine;
+	size_t nengine;
+	/* [commands]: site-specific commands printed by `plan` */
+	char *cmd_install_os;
+	char *cmd_agent_install;
+	char *cmd_runtime_install;
+	char *cmd_refetch;
+	/* [drive NAME] */
+	struct profile_drive *drives;
+	size_t ndrives;
+};
+
+/* Load the built-in profile, then `path` over it when not NULL. On a bad file returns
+ * -EINVAL and sets *err to "FILE:LINE: unknown key 'x' in [section]" (caller frees). */
+int profile_load(const char *path, struct profile **out, char **err);
+void profile_free(struct profile *p);
+/* Expand a leading "~/" against `home`; other paths are returned as copies. */
+char *profile_expand(const char *path, const char *home);

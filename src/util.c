@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/* Small shared helpers: allocation, whole-file reads, atomic writes, SHA-256, host and home. */
+#include "util.h"
+
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <openssl/evp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <time.h>
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return s;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s ? s : "");
+	if (!d)
+		abort();
+	return d;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		abort();
+	return p;
+}
+
+int read_file_all(const char *path, size_t max, char **out, size_t *len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *buf = NULL;
+	size_t have = 0, cap = 4096;
+
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (have == cap) {
+			char *nb;
+
+			if (cap >= max)
+				return -EFBIG;
+			cap = cap * 2 > max ? max : cap * 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		n = read(fd, buf + have, cap - have);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	buf[have] = '\0';
+	if (len)
+		*len = have;
+	*out = TAKE_PTR(buf);
+	return 0;
+}
+
+int read_attr(const char *path, char **out)
+{
+	char *s;
+	size_t n;
+	int r = read_file_all(path, 65536, &s, &n);
+
+	if (r < 0)
+		return r;
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t'))
+		s[--n] = '\0';
+	*out = s;
+	return 0;
+}
+
+int fsync_parent_dir(const char *path)
+{
+	_cleanup_free_ char *copy = xstrdup(path);
+	_cleanup_close_ int dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0)
+		return -errno;
+	return fsync(dfd) < 0 ? -errno : 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.tmp.XXXXXX", path);
+	_cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+	const char *p = data;
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, mode) < 0)
+		goto fail;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fsync(fd) < 0 || rename(tmp, path) < 0)
+		goto fail;
+	return fsync_parent_dir(path);
+fail:
+	r = -errno;
+	unlink(tmp);
+	return r;
+}
+
+int mkdir_p(const char *path, mode_t mode)
+{
+	_cleanup_free_ char *p = xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void hex_encode(const unsigned char *md, unsigned len, char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < len; i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[2 * len] = '\0';
+}
+
+int sha256_buf(const void *buf, size_t len, char hex[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+
+	if (!EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL))
+		return -EIO;
+	hex_encode(md, mdlen, hex);
+	return 0;
+}
+
+int sha256_fd(int fd, char hex[65], uint64_t *bytes)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	uint64_t total = 0;
+	static __thread char buf[1 << 16];
+	int r = 0;
+
+	if (!ctx)
+		return -ENOMEM;
+	if (!EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		r = -EIO;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		EVP_DigestUpdate(ctx, buf, (size_t)n);
+		total += (uint64_t)n;
+	}
+	if (!EVP_DigestFinal_ex(ctx, md, &mdlen)) {
+		r = -EIO;
+		goto out;
+	}
+	hex_encode(md, mdlen, hex);
+	if (bytes)
+		*bytes = total;
+out:
+	EVP_MD_CTX_free(ctx);
+	return r;
+}
+
+int sha256_path(const char *path, char hex[65], uint64_t *bytes)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return -errno;
+	return sha256_fd(fd, hex, bytes);
+}
+
+const char *host_name(void)
+{
+	static char name[HOST_NAME_MAX + 1];
+
+	if (!name[0]) {
+		if (gethostname(name, sizeof(name) - 1) < 0 || !name[0])
+			strcpy(name, "localhost");
+		name[strcspn(name, ".")] = '\0';
+	}
+	return name;
+}
+
+void iso8601_utc(time_t t, char buf[32])
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int node_home(const char *override, char **out)
+{
+	const char *sudo_user = getenv("SUDO_USER");
+	const char *home = getenv("HOME");
+
+	if (override && *override) {
+		*out = xstrdup(override);
+		return 0;
+	}
+	if (sudo_user && *sudo_user && !streq(sudo_user, "root")) {
+		struct passwd *pw = getpwnam(sudo_user);
+
+		if (pw && pw->pw_dir) {
+			*out = xstrdup(pw->pw_dir);
+			return 0;
+		}
+	}
+	if (home && *home) {
+		*out = xstrdup(home);
+		return 0;
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* Small shared helpers: cleanup attributes, checked arithmetic, strings, hashing, files. */
+#pragma once
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Cleanup helpers, one per handle kind; each accepts NULL or -1. */
+static inline void freep(void *p) { free(*(void **)p); }
+static inline void closep(int *fd) { if (*fd >= 0) { int e = errno; close(*fd); errno = e; } }
+static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
+#define _cleanup_(f) __attribute__((cleanup(f)))
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+#define _cleanup_fclose_ _cleanup_(fclosep)
+
+/* Hand a cleanup-owned value to the caller: the variable is reset so cleanup skips it. */
+#define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })
+#define TAKE_FD(fd) ({ int _t = (fd); (fd) = -1; _t; })
+
+/* Checked uint64 arithmetic: returns -EOVERFLOW instead of wrapping. */
+static inline int u64_add(uint64_t a, uint64_t b, uint64_t *out)
+{
+	return __builtin_add_overflow(a, b, out) ? -EOVERFLOW : 0;
+}
+static inline int u64_mul(uint64_t a, uint64_t b, uint64_t *out)
+{
+	return __builtin_mul_overflow(a, b, out) ? -EOVERFLOW : 0;
+}
+static inline int u64_sub(uint64_t a, uint64_t b, uint64_t *out)
+{
+	return __builtin_sub_overflow(a, b, out) ? -EOVERFLOW : 0;
+}
+
+static inline bool streq(const char *a, const char *b) { return a && b && strcmp(a, b) == 0; }
+static inline bool startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* asprintf that aborts on out-of-memory: an allocation failure of a few bytes is not recoverable here. */
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xstrdup(const char *s);
+void *xcalloc(size_t n, size_t size);
+
+/* Read a whole small file (sysfs attribute, key file) into a NUL-terminated buffer. */
+int read_file_all(const char *path, size_t max, char **out, size_t *len);
+/* Read one sysfs-style attribute and strip trailing whitespace. */
+int read_attr(const char *path, char **out);
+
+/* Write a file atomically: temp file beside it, fsync, rename, fsync of the directory. */
+int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
+int fsync_parent_dir(const char *path);
+/* mkdir -p with the given mode for the directories it creates. */
+int mkdir_p(const char *path, mode_t mode);
+
+/* SHA-256 helpers (OpenSSL libcrypto); hex is 64 chars + NUL. */
+int sha256_buf(const void *buf, size_t len, char hex[65]);
+int sha256_fd(int fd, char hex[65], uint64_t *bytes);
+int sha256_path(const char *path, char hex[65], uint64_t *bytes);
+
+/* The node's host name (short form, as the write-up names nodes: dgx4). */
+const char *host_name(void);
+/* ISO 8601 UTC time ("2026-11-04T10:00:00Z") of a wall-clock time. */
+void iso8601_utc(time_t t, char buf[32]);
+/* The home of the node's user: --home, else $SUDO_USER's, else $HOME. */
+int node_home(const char *override, char **out);

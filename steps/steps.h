@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* The step interface.
+ *
+ * How to add a step:
+ *   1. Write steps/NAME.c with `int step_NAME_run(struct ctx *, int argc, char **argv, struct record *)`
+ *      and, when the generic checks table is not enough, `void step_NAME_render(...)`.
+ *      run() parses its options with getopt_long (argv[0] is the step name; global options
+ *      are already removed), gathers data into the record and never prints. It returns the
+ *      exit code: record_exit_code(rec) when it produced a record, or ctx_error(ctx, code, ...)
+ *      when it could not.
+ *   2. Declare both here and add one line to the table in src/main.c.
+ *   3. Add the file to step_files in meson.build, a section to docs/swaptool.1, a CLI test.
+ */
+#pragma once
+
+#include <getopt.h>
+
+#include "ctx.h"
+#include "out.h"
+#include "profile.h"
+#include "record.h"
+#include "util.h"
+
+enum step_flags {
+	STEP_SAVES_RECORD = 1 << 0, /* main writes the record to the state directory */
+};
+
+struct step {
+	const char *name;
+	const char *summary; /* one line for `swaptool --help` */
+	const char *usage;   /* the step's synopsis and options for `swaptool help STEP` */
+	int (*run)(struct ctx *ctx, int argc, char **argv, struct record *rec);
+	void (*render)(const struct ctx *ctx, json_object *record); /* NULL: checks table + verdict */
+	unsigned flags;
+};
+
+/* Shared option handling for steps: call after getopt_long returned '?' or ':'. */
+int step_bad_option(struct ctx *ctx, int argc, char **argv);
+/* `--help` inside a step's own option table. */
+#define STEP_OPT_HELP_VAL 0x1000
+
+
+
+/* One pair per step, in the order of the table in src/main.c. */

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers for the CLI tests: sourced, never run.
+set -euo pipefail
+
+: "${SWAPTOOL:?run through meson test (tests/run)}"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/swaptool-test.XXXXXX")
+LOOPS=()
+cleanup_test() {
+	local l
+	for l in "${LOOPS[@]}"; do
+		partx -d "$l" 2>/dev/null || true
+		losetup -d "$l" 2>/dev/null || true
+	done
+	rm -rf "$TMP"
+}
+trap cleanup_test EXIT
+export XDG_STATE_HOME="$TMP/xdg"
+STATE="$TMP/state"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+ok() { echo "ok - $*"; }
+
+# run CODE CMD...: run a command, fail unless it exits with CODE; output in $OUT, stderr in $ERR.
+run() {
+	local want=$1 got=0
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err" || got=$?
+	OUT=$(cat "$TMP/out")
+	ERR=$(cat "$TMP/err")
+	if [ "$got" != "$want" ]; then
+		echo "--- stdout" >&2; cat "$TMP/out" >&2; echo "--- stderr" >&2; cat "$TMP/err" >&2
+		fail "'$*' exited $got, expected $want"
+	fi
+}
+
+# jeq FILTER EXPECTED: the JSON in $OUT at FILTER equals EXPECTED (compared as jq -r text).
+jeq() {
+	local got
+	got=$(printf '%s' "$OUT" | jq -r "$1") || fail "jq '$1' on output failed"
+	[ "$got" = "$2" ] || fail "$1 = '$got', expected '$2'"
+}
+
+# contains TEXT: $OUT or $ERR holds TEXT.
+contains() {
+	case "$OUT$ERR" in *"$1"*) ;; *) echo "$OUT$ERR" >&2; fail "output lacks '$1'";; esac
+}
+
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+need_loop() {
+	need_root
+	losetup -f >/dev/null 2>&1 || skip "no free loop device"
+}
+# attach FILE: attach a loop device read-only-capable, echo its path, partition nodes via partx.
+attach() {
+	local dev
+	dev=$(losetup -f --show "$@") || skip "losetup failed"
+	LOOPS+=("$dev")
+	partx -a "$dev" 2>/dev/null || true
+	echo "$dev"
+}
