@@ -180,10 +180,10 @@ const char *fmt_thousands_signed(int64_t v, char buf[32])
 {
 	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 
-	char tmp[32];
-
-	fmt_thousands(m, tmp);
-	snprintf(buf, 32, "%s%s", v < 0 ? "-" : "", tmp);
+	/* 20 digits and 6 commas at most, so the sign always fits in 32 bytes. */
+	fmt_thousands(m, buf + (v < 0));
+	if (v < 0)
+		buf[0] = '-';
 	return buf;
 }
 
