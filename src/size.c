@@ -162,7 +162,7 @@ int lba_geometry(uint64_t bytes, uint32_t lba_size, struct lba_geometry *g)
 	return 0;
 }
 
-const char *fmt_thousands(uint64_t v, char buf[32])
+static void thousands(uint64_t v, char *buf)
 {
 	char tmp[32];
 	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
@@ -173,6 +173,11 @@ const char *fmt_thousands(uint64_t v, char buf[32])
 		buf[o++] = tmp[i];
 	}
 	buf[o] = '\0';
+}
+
+const char *fmt_thousands(uint64_t v, char buf[32])
+{
+	thousands(v, buf);
 	return buf;
 }
 
@@ -181,7 +186,7 @@ const char *fmt_thousands_signed(int64_t v, char buf[32])
 	uint64_t m = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
 
 	/* 20 digits and 6 commas at most, so the sign always fits in 32 bytes. */
-	fmt_thousands(m, buf + (v < 0));
+	thousands(m, buf + (v < 0));
 	if (v < 0)
 		buf[0] = '-';
 	return buf;
