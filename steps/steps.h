@@ -42,3 +42,14 @@ int step_bad_option(struct ctx *ctx, int argc, char **argv);
 
 
 /* One pair per step, in the order of the table in src/main.c. */
+
+/* preflight's drive part (steps/preflight_drive.c): identity, health and class of the source (and of
+ * the target when known) into the preflight record: rec->root gets "source_identity" (and
+ * "target_identity"), checks "drive-class" and "health" (skip when the identity is unknown; never an
+ * error). Returns 0, or a ctx_error() code: 3 for bad --from-dumps files, 2 for a --target-model that
+ * disagrees with --target. Sets "model", "firmware", "serial" of src_json when it learns them. */
+struct disk;
+int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, const struct disk *src,
+		    const char *from_dumps, const struct disk *target_disk, const char *target_model,
+		    uint64_t target_lba_count);
+void preflight_drive_render(const struct ctx *ctx, json_object *record); /* identity/health table */
