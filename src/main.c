@@ -6,6 +6,16 @@
 
 static const struct step steps[] = {
 	/* one line per step, in the order an operator runs them */
+	{ "preflight", "identity, health and class of the source drive; the clone trap, to the byte",
+	  "swaptool preflight SOURCE --target SIZE|DEVICE|IMAGE [options]\n"
+	  "  SOURCE                  NVMe controller (/dev/nvme0), block device or image file\n"
+	  "  --target SPEC           bytes (2000398934016), sectors (3907029168s), 2TB, or a device/image\n"
+	  "  --target-lba-size N     LBA size of a bare --target count (default 512)\n"
+	  "  --lba-size N            LBA size of an image-file SOURCE (default 512)\n"
+	  "  --home DIR              home of the node's user (default: $SUDO_USER's, else $HOME)\n"
+	  "  --from-dumps DIR        judge the drive from nvme-cli binary dumps (id-ctrl.bin, smart-log.bin...)\n"
+	  "  --target-model MODEL    the target's model, looked up in the drive catalogue\n",
+	  step_preflight_run, step_preflight_render, STEP_SAVES_RECORD },
 };
 
 static const struct step *find_step(const char *name)

@@ -42,6 +42,8 @@ int step_bad_option(struct ctx *ctx, int argc, char **argv);
 
 
 /* One pair per step, in the order of the table in src/main.c. */
+int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_preflight_render(const struct ctx *ctx, json_object *record);
 
 /* preflight's drive part (steps/preflight_drive.c): identity, health and class of the source (and of
  * the target when known) into the preflight record: rec->root gets "source_identity" (and

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* Open a disk read-only: image file, block device, or NVMe controller (through its namespaces in sysfs). */
+#include "util.h"
+#include "disk.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+static char *sysfs_attr(const char *dir, const char *name)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
+	char *v = NULL;
+
+	if (read_attr(p, &v) < 0 || !*v) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+int sysfs_block_name(unsigned long long rdev, char **name)
+{
+	_cleanup_free_ char *link = xasprintf("/sys/dev/block/%u:%u", major(rdev), minor(rdev));
+	char target[PATH_MAX];
+	const char *base;
+
+	if (!realpath(link, target))
+		return -ENOENT;
+	base = strrchr(target, '/');
+	*name = xstrdup(base ? base + 1 : target);
+	return 0;
+}
+
+/* Block device size and logical block size through the ioctls the kernel offers. */
+static int block_geometry(int fd, uint64_t *bytes, uint32_t *lba)
+{
+	int ssz = 0;
+
+	if (ioctl(fd, BLKGETSIZE64, bytes) < 0 || ioctl(fd, BLKSSZGET, &ssz) < 0)
+		return -errno;
+	*lba = (uint32_t)ssz;
+	return 0;
+}
+
+/* Model, firmware and serial of the device behind a block device (its controller for NVMe). */
+static void read_identity(struct disk *d, const char *sysdir)
+{
+	_cleanup_free_ char *devdir = xasprintf("%s/device", sysdir);
+	char target[PATH_MAX];
+
+	d->model = sysfs_attr(devdir, "model");
+	d->firmware = sysfs_attr(devdir, "firmware_rev");
+	if (!d->firmware)
+		d->firmware = sysfs_attr(devdir, "rev");
+	d->serial = sysfs_attr(devdir, "serial");
+	if (realpath(devdir, target)) {
+		const char *base = strrchr(target, '/');
+
+		if (base && startswith(base + 1, "nvme"))
+			d->ctrl = xstrdup(base + 1);
+	}
+}
+
+static int open_block(struct disk *d, const struct stat *st, char **why)
+{
+	_cleanup_free_ char *sysdir = xasprintf("/sys/dev/block/%u:%u", major(st->st_rdev), minor(st->st_rdev));
+	_cleanup_free_ char *partfile = xasprintf("%s/partition", sysdir);
+	int r;
+
+	d->kind = DISK_BLOCK;
+	if (sysfs_block_name(st->st_rdev, &d->sysname) < 0)
+		d->sysname = NULL;
+	if (access(partfile, F_OK) == 0) {
+		_cleanup_free_ char *parent = xasprintf("%s/..", sysdir);
+		char target[PATH_MAX];
+		const char *base = realpath(parent, target) ? strrchr(target, '/') : NULL;
+
+		*why = xasprintf("'%s' is a partition; give the whole disk ('/dev/%s')", d->path,
+				 base ? base + 1 : "?");
+		return -ENOTBLK;
+	}
+	r = block_geometry(d->fd, &d->size_bytes, &d->lba_size);
+	if (r < 0) {
+		*why = xasprintf("cannot read the size of '%s': %s", d->path, strerror(-r));
+		return r;
+	}
+	read_identity(d, sysdir);
+	return 0;
+}
+
+/* An NVMe controller: its namespaces are block devices named <ctrl>n<N> under /sys/class/nvme/<ctrl>. */
+static int open_nvme_ctrl(struct disk *d, const char *ctrl, char **why)
+{
+	_cleanup_free_ char *classdir = xasprintf("/sys/class/nvme/%s", ctrl);
+	DIR *dir = opendir(classdir);
+	struct dirent *e;
+	ssize_t chosen = -1;
+
+	if (!dir) {
+		*why = xasprintf("cannot list the namespaces of '%s': %s", d->path, strerror(errno));
+		return -errno;
+	}
+	d->kind = DISK_NVME_CTRL;
+	d->ctrl = xstrdup(ctrl);
+	d->model = sysfs_attr(classdir, "model");
+	d->firmware = sysfs_attr(classdir, "firmware_rev");
+	d->serial = sysfs_attr(classdir, "serial");
+	while ((e = readdir(dir))) {
+		_cleanup_free_ char *dev = NULL;
+		_cleanup_close_ int fd = -1;
+		struct disk_namespace ns = { 0 };
+		uint16_t sig = 0;
+
+		/* nvme0n1, or nvme0c0n1 under native multipath */
+		if (!startswith(e->d_name, ctrl) || !strchr(e->d_name + strlen(ctrl), 'n'))
+			continue;
+		dev = xasprintf("/dev/%s", e->d_name);
+		fd = open(dev, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || block_geometry(fd, &ns.size_bytes, &ns.lba_size) < 0)
+			continue;
+		ns.dev = TAKE_PTR(dev);
+		d->ns = realloc(d->ns, (d->nns + 1) * sizeof(*d->ns));
+		if (!d->ns)
+			abort();
+		d->ns[d->nns] = ns;
+		/* The namespace that holds the partitions is the one an MBR/protective-MBR signature marks. */
+		if (chosen < 0 && pread(fd, &sig, 2, 510) == 2 && sig == 0xAA55)
+			chosen = (ssize_t)d->nns;
+		d->nns++;
+	}
+	closedir(dir);
+	if (d->nns == 0) {
+		*why = xasprintf("NVMe controller '%s' has no readable namespace; is it attached and are you root?",
+				 d->path);
+		return -ENODEV;
+	}
+	if (chosen < 0)
+		chosen = 0;
+	close(d->fd);
+	d->fd = open(d->ns[chosen].dev, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0) {
+		*why = xasprintf("cannot open '%s': %s", d->ns[chosen].dev, strerror(errno));
+		return -errno;
+	}
+	d->dev = xstrdup(d->ns[chosen].dev);
+	d->size_bytes = d->ns[chosen].size_bytes;
+	d->lba_size = d->ns[chosen].lba_size;
+	d->sysname = xstrdup(d->ns[chosen].dev + 5);
+	return 0;
+}
+
+int disk_open(const char *path, uint32_t image_lba_size, struct disk *d, char **why)
+{
+	struct stat st;
+	int r;
+
+	*d = (struct disk){ .fd = -1, .path = xstrdup(path) };
+	*why = NULL;
+	if (stat(path, &st) < 0) {
+		r = -errno;
+		*why = xasprintf("cannot open '%s': %s", path, strerror(errno));
+		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		*why = xasprintf("'%s' is a directory; give a disk, an NVMe controller or an image file", path);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		*why = xasprintf("'%s' is not a disk or an image file", path);
+		return -ENOTBLK;
+	}
+	/* Read-only, always: preflight, plan and accept never write (DESIGN.md §4). */
+	d->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (d->fd < 0) {
+		r = -errno;
+		*why = xasprintf("cannot open '%s': %s%s", path, strerror(errno),
+				 errno == EACCES ? "; run as root" : "");
+		return r;
+	}
+	d->dev = xstrdup(path);
+	if (S_ISCHR(st.st_mode)) {
+		_cleanup_free_ char *subsys = xasprintf("/sys/dev/char/%u:%u/subsystem", major(st.st_rdev),
+							 minor(st.st_rdev));
+		_cleanup_free_ char *ctrldir = xasprintf("/sys/dev/char/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+		char target[PATH_MAX], ctrl[PATH_MAX];
+		const char *base;
+
+		if (!realpath(subsys, target) || !streq(strrchr(target, '/'), "/nvme") || !realpath(ctrldir, ctrl)) {
+			*why = xasprintf("'%s' is a character device but not an NVMe controller", path);
+			return -ENOTBLK;
+		}
+		base = strrchr(ctrl, '/');
+		free(d->dev);
+		d->dev = NULL;
+		r = open_nvme_ctrl(d, base + 1, why);
+	} else if (S_ISBLK(st.st_mode))
+		r = open_block(d, &st, why);
+	else {
+		d->kind = DISK_IMAGE;
+		d->size_bytes = (uint64_t)st.st_size;
+		d->lba_size = image_lba_size ? image_lba_size : 512;
+		r = 0;
+	}
+	if (r < 0)
+		return r;
+	if (d->size_bytes < d->lba_size) {
+		*why = xasprintf("'%s' is empty (%llu bytes)", path, (unsigned long long)d->size_bytes);
+		return -ERANGE;
+	}
+	d->lba_count = d->size_bytes / d->lba_size;
+	return 0;
+}
+
+void disk_close(struct disk *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	for (size_t i = 0; i < d->nns; i++)
+		free(d->ns[i].dev);
+	free(d->ns);
+	free(d->path), free(d->dev), free(d->sysname), free(d->ctrl);
+	free(d->model), free(d->firmware), free(d->serial);
+	*d = (struct disk){ .fd = -1 };
+}
+
+bool disk_is_mounted(const struct disk *d)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	struct stat st;
+	char line[4096];
+
+	if (d->kind == DISK_IMAGE || fstat(d->fd, &st) < 0)
+		return false;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		_cleanup_free_ char *name = NULL;
+
+		/* "36 35 259:2 / / rw ..." : the third field is the mounted device. */
+		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2)
+			continue;
+		if (makedev(maj, min) == st.st_rdev)
+			return true;
+		/* A partition of this disk: its sysfs directory sits inside the disk's. */
+		if (d->sysname && sysfs_block_name(makedev(maj, min), &name) == 0 && startswith(name, d->sysname) &&
+		    !streq(name, d->sysname)) {
+			_cleanup_free_ char *p = xasprintf("/sys/class/block/%s/%s", d->sysname, name);
+			if (access(p, F_OK) == 0)
+				return true;
+		}
+	}
+	return false;
+}

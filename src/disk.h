@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Open a source or target: NVMe controller (char device), block device or image file; size and LBA size. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum disk_kind { DISK_IMAGE, DISK_BLOCK, DISK_NVME_CTRL };
+
+struct disk_namespace {
+	char *dev;          /* "/dev/nvme0n1" */
+	uint64_t size_bytes;
+	uint32_t lba_size;
+};
+
+struct disk {
+	char *path;         /* as given */
+	char *dev;          /* what is read: the image, the block device, or the chosen namespace */
+	enum disk_kind kind;
+	int fd;             /* O_RDONLY (never written by preflight/plan/accept) */
+	uint64_t size_bytes;
+	uint32_t lba_size;
+	uint64_t lba_count;
+	char *sysname;      /* "nvme0n1", "loop0"; NULL for an image */
+	char *ctrl;         /* "nvme0" when the disk is an NVMe namespace or controller */
+	char *model, *firmware, *serial; /* from sysfs; NULL when unknown */
+	struct disk_namespace *ns;       /* NVMe controller: its namespaces */
+	size_t nns;
+};
+
+/*
+ * Open `path` read-only. An image file takes `image_lba_size` (512 or 4096...).
+ * For an NVMe controller the namespace holding a partition table is chosen (else the first).
+ * Refuses a partition (-EISDIR is not used: returns -ENOTBLK with *why naming the parent
+ * disk), a directory (-EISDIR), other character devices (-ENOTBLK), an empty file (-ERANGE).
+ * *why is set to an allocated message on error.
+ */
+int disk_open(const char *path, uint32_t image_lba_size, struct disk *d, char **why);
+void disk_close(struct disk *d);
+static inline void disk_closep(struct disk *d) { disk_close(d); }
+
+/* sysfs name ("loop0", "nvme0n1p2") of the block device with this dev_t, or -ENOENT. */
+int sysfs_block_name(unsigned long long rdev, char **name);
+/* True when the device or any of its partitions is mounted (per /proc/self/mountinfo). */
+bool disk_is_mounted(const struct disk *d);

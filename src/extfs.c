@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/* ext2/3/4 through libext2fs: geometry, cleanliness, our minimum-size estimate, allocated bytes of a tree. */
+#include "util.h"
+#include "extfs.h"
+
+#include <et/com_err.h>
+#include <ext2fs/ext2fs.h>
+#include <e2p/e2p.h>
+
+static void ext2fs_closep(ext2_filsys *fs) { if (*fs) ext2fs_close_free(fs); }
+#define _cleanup_extfs_ _cleanup_(ext2fs_closep)
+
+/* libext2fs speaks errcode_t; callers want a negative errno and a sentence. */
+static int ext_err(errcode_t e)
+{
+	if (e > 0 && e < 4096)
+		return -(int)e;
+	return -EIO;
+}
+
+static int ext_open(const char *path, uint64_t offset, ext2_filsys *fs, char **why)
+{
+	char opts[64];
+	errcode_t e;
+
+	snprintf(opts, sizeof(opts), "offset=%llu", (unsigned long long)offset);
+	/* Read-only: no EXT2_FLAG_RW, so nothing is ever written back. */
+	e = ext2fs_open2(path, opts, EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, unix_io_manager, fs);
+	if (e) {
+		if (why)
+			*why = xasprintf("cannot open the ext filesystem at offset %llu of '%s': %s",
+					 (unsigned long long)offset, path, error_message(e));
+		return ext_err(e);
+	}
+	return 0;
+}
+
+/* Blocks a group's own metadata takes when the filesystem has `ngroups` groups: superblock
+ * backup + descriptors + reserved GDT (only in groups that carry a backup), two bitmaps and the
+ * inode table (counted per group even when flex_bg packs them elsewhere). */
+static uint64_t group_overhead(ext2_filsys fs, dgrp_t g, uint64_t ngroups)
+{
+	uint64_t desc_blocks = (ngroups + EXT2_DESC_PER_BLOCK(fs->super) - 1) / EXT2_DESC_PER_BLOCK(fs->super);
+	uint64_t o = 2 + fs->inode_blocks_per_group;
+
+	if (ext2fs_bg_has_super(fs, g))
+		o += 1 + desc_blocks + fs->super->s_reserved_gdt_blocks;
+	return o;
+}
+
+/*
+ * The smallest block count this filesystem can shrink to. Our own arithmetic, built to sit at or
+ * just above resize2fs -P: enough groups for the inodes in use and for the data blocks in use
+ * beside the kept groups' metadata; a flex group's worth of bitmaps and inode tables as slack
+ * (with flex_bg, resize2fs must be able to place the metadata of the groups it keeps inside one
+ * flex group); 50 blocks for a partial last group (below that, mke2fs and resize2fs drop it);
+ * the end of the last kept group's inode table; and a margin for the extent trees that moving
+ * blocks grows (one extent block per (block size / 12 - 1) data blocks).
+ */
+static uint64_t min_blocks_estimate(ext2_filsys fs)
+{
+	uint64_t bpg = fs->super->s_blocks_per_group;
+	uint64_t total = ext2fs_blocks_count(fs->super);
+	uint64_t used = total - ext2fs_free_blocks_count(fs->super);
+	uint64_t inodes_used = fs->super->s_inodes_count - fs->super->s_free_inodes_count;
+	uint64_t groups = (inodes_used + fs->super->s_inodes_per_group - 1) / fs->super->s_inodes_per_group;
+	uint64_t per_group_meta = 2 + fs->inode_blocks_per_group;
+	uint64_t flex = ext2fs_has_feature_flex_bg(fs->super) ? 1ULL << fs->super->s_log_groups_per_flex : 1;
+	uint64_t meta_all = 0, data, meta, slack, need, itable_end, exts_per_block, margin;
+
+	for (dgrp_t g = 0; g < fs->group_desc_count; g++)
+		meta_all += group_overhead(fs, g, fs->group_desc_count);
+	data = used > meta_all ? used - meta_all : 0;
+	if (groups == 0)
+		groups = 1;
+	for (;;) {
+		meta = 0;
+		for (dgrp_t g = 0; g < groups; g++)
+			meta += group_overhead(fs, g, groups);
+		slack = flex > 1 ? (flex - groups % flex) * per_group_meta : 0;
+		if (groups * bpg >= data + meta + slack || groups >= fs->group_desc_count)
+			break;
+		groups++;
+	}
+	need = fs->super->s_first_data_block + data + meta + slack + 50;
+	itable_end = ext2fs_inode_table_loc(fs, (dgrp_t)(groups - 1)) + fs->inode_blocks_per_group;
+	if (need < itable_end)
+		need = itable_end;
+	exts_per_block = fs->blocksize / sizeof(struct ext3_extent) - 1;
+	margin = total > need ? (total - need) / 500 : 0;
+	if (margin < (data + exts_per_block - 1) / exts_per_block)
+		margin = (data + exts_per_block - 1) / exts_per_block;
+	need += margin;
+	return need < total ? need : total;
+}
+
+int extfs_info(const char *path, uint64_t offset, struct extfs_info *info, char **why)
+{
+	_cleanup_extfs_ ext2_filsys fs = NULL;
+	struct ext2_super_block *sb;
+	size_t flen = 0;
+	int r = ext_open(path, offset, &fs, why);
+
+	*info = (struct extfs_info){ 0 };
+	if (r < 0)
+		return r;
+	sb = fs->super;
+	info->block_size = fs->blocksize;
+	info->block_count = ext2fs_blocks_count(sb);
+	info->free_blocks = ext2fs_free_blocks_count(sb);
+	info->inode_count = sb->s_inodes_count;
+	info->free_inodes = sb->s_free_inodes_count;
+	info->blocks_per_group = sb->s_blocks_per_group;
+	info->inodes_per_group = sb->s_inodes_per_group;
+	info->clean = (sb->s_state & EXT2_VALID_FS) && !(sb->s_state & EXT2_ERROR_FS);
+	snprintf(info->uuid, sizeof(info->uuid),
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", sb->s_uuid[0], sb->s_uuid[1],
+		 sb->s_uuid[2], sb->s_uuid[3], sb->s_uuid[4], sb->s_uuid[5], sb->s_uuid[6], sb->s_uuid[7],
+		 sb->s_uuid[8], sb->s_uuid[9], sb->s_uuid[10], sb->s_uuid[11], sb->s_uuid[12], sb->s_uuid[13],
+		 sb->s_uuid[14], sb->s_uuid[15]);
+	/* Feature names as e2p (and tune2fs -l) spell them. */
+	for (int compat = 0; compat < 3; compat++) {
+		__u32 mask = compat == 0 ? sb->s_feature_compat : compat == 1 ? sb->s_feature_incompat
+									      : sb->s_feature_ro_compat;
+		for (int bit = 0; bit < 32; bit++) {
+			const char *name;
+
+			if (!(mask & (1U << bit)))
+				continue;
+			name = e2p_feature2string(compat, 1U << bit);
+			if (flen + strlen(name) + 2 < sizeof(info->features))
+				flen += (size_t)snprintf(info->features + flen, sizeof(info->features) - flen, "%s%s",
+							 flen ? " " : "", name);
+		}
+	}
+	info->min_blocks = min_blocks_estimate(fs);
+	return 0;
+}
+
+struct du_walk {
+	ext2_filsys fs;
+	ext2fs_inode_bitmap seen; /* hard links count once */
+	uint64_t blocks512;
+	int err;
+	unsigned depth;
+};
+
+static int du_inode(struct du_walk *w, ext2_ino_t ino);
+
+static int du_entry(struct ext2_dir_entry *dirent, int offset, int blocksize, char *buf, void *priv)
+{
+	struct du_walk *w = priv;
+	int namelen = ext2fs_dirent_name_len(dirent);
+
+	(void)offset, (void)blocksize, (void)buf;
+	if ((namelen == 1 && dirent->name[0] == '.') || (namelen == 2 && dirent->name[0] == '.' && dirent->name[1] == '.'))
+		return 0;
+	if (du_inode(w, dirent->inode) < 0)
+		return DIRENT_ABORT;
+	return 0;
+}
+
+static int du_inode(struct du_walk *w, ext2_ino_t ino)
+{
+	struct ext2_inode_large inode;
+	errcode_t e;
+
+	if (ext2fs_test_inode_bitmap2(w->seen, ino))
+		return 0;
+	ext2fs_mark_inode_bitmap2(w->seen, ino);
+	e = ext2fs_read_inode_full(w->fs, ino, (struct ext2_inode *)&inode, sizeof(inode));
+	if (e) {
+		w->err = ext_err(e);
+		return w->err;
+	}
+	/* i_blocks counts every allocated block, written or not: that is what the store occupies. */
+	w->blocks512 += ext2fs_get_stat_i_blocks(w->fs, (struct ext2_inode *)&inode);
+	if (LINUX_S_ISDIR(inode.i_mode)) {
+		if (++w->depth > 256) {
+			w->err = -ELOOP;
+			return w->err;
+		}
+		e = ext2fs_dir_iterate(w->fs, ino, 0, NULL, du_entry, w);
+		w->depth--;
+		if (e && !w->err)
+			w->err = ext_err(e);
+	}
+	return w->err;
+}
+
+int extfs_du(const char *path, uint64_t offset, const char *dir, uint64_t *bytes)
+{
+	_cleanup_extfs_ ext2_filsys fs = NULL;
+	struct du_walk w = { 0 };
+	ext2_ino_t ino;
+	errcode_t e;
+	int r = ext_open(path, offset, &fs, NULL);
+
+	if (r < 0)
+		return r;
+	e = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, dir, &ino);
+	if (e)
+		return e == EXT2_ET_FILE_NOT_FOUND ? -ENOENT : ext_err(e);
+	e = ext2fs_allocate_inode_bitmap(fs, "du", &w.seen);
+	if (e)
+		return ext_err(e);
+	w.fs = fs;
+	du_inode(&w, ino);
+	ext2fs_free_inode_bitmap(w.seen);
+	if (w.err < 0)
+		return w.err;
+	*bytes = w.blocks512 * 512;
+	return 0;
+}

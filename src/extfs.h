@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* ext2/3/4 through libext2fs: geometry, cleanliness, minimum size, allocated bytes under a path. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct extfs_info {
+	uint32_t block_size;
+	uint64_t block_count;
+	uint64_t free_blocks;
+	uint64_t inode_count, free_inodes;
+	uint32_t blocks_per_group, inodes_per_group;
+	bool clean;           /* valid, no errors recorded: no e2fsck needed */
+	char features[512];   /* "has_journal ext_attr ... extent 64bit flex_bg" */
+	uint64_t min_blocks;  /* our estimate of the smallest size it can shrink to; >= resize2fs -P */
+	char uuid[37];
+};
+
+/* Open the ext2/3/4 filesystem at byte `offset` of `path` read-only and describe it. */
+int extfs_info(const char *path, uint64_t offset, struct extfs_info *info, char **why);
+
+/* Allocated bytes (i_blocks, so unwritten extents count) of everything under `dir` inside the
+ * filesystem at `offset` of `path`; symlinks are not followed. -ENOENT when `dir` is absent. */
+int extfs_du(const char *path, uint64_t offset, const char *dir, uint64_t *bytes);

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/* Partition tables: entries through libfdisk; both GPT headers checked by us (signature, CRC32s, LBAs),
+ * because an operator must hear "primary header corrupt, backup good", not "no partition table". */
+#include "util.h"
+#include "gpt.h"
+
+#include <endian.h>
+#include <libfdisk/libfdisk.h>
+#include <zlib.h>
+
+static void fdisk_unrefp(struct fdisk_context **c) { fdisk_unref_context(*c); }
+static void fdisk_table_unrefp(struct fdisk_table **t) { fdisk_unref_table(*t); }
+
+const char *ptable_kind_name(enum ptable_kind k)
+{
+	return k == PT_GPT ? "gpt" : k == PT_DOS ? "dos" : "none";
+}
+
+struct gpt_header {
+	uint64_t my_lba, alt_lba, first_usable, last_usable, entries_lba;
+	uint32_t nentries, entry_size;
+	uint8_t guid[16];
+};
+
+/* GUIDs are stored with their first three fields little-endian (UEFI spec, appendix A). */
+static void guid_str(const uint8_t g[16], char out[37])
+{
+	snprintf(out, 37, "%02X%02X%02X%02X-%02X%02X-%02X%02X-%02X%02X-%02X%02X%02X%02X%02X%02X", g[3], g[2], g[1],
+		 g[0], g[5], g[4], g[7], g[6], g[8], g[9], g[10], g[11], g[12], g[13], g[14], g[15]);
+}
+
+static int read_lba(int fd, uint64_t lba, uint32_t lba_size, void *buf, size_t len)
+{
+	uint64_t off;
+	ssize_t n;
+
+	if (u64_mul(lba, lba_size, &off) < 0)
+		return -EOVERFLOW;
+	n = pread(fd, buf, len, (off_t)off);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+/* A GPT header at `lba` is valid when its signature, size, own LBA and both CRC32s check out. */
+static bool gpt_header_valid(int fd, uint64_t lba, uint32_t lba_size, uint64_t lba_count, struct gpt_header *h)
+{
+	_cleanup_free_ uint8_t *buf = xcalloc(1, lba_size);
+	_cleanup_free_ uint8_t *entries = NULL;
+	uint32_t hsize, crc, le32;
+	uint64_t le64;
+	size_t elen;
+
+	if (lba >= lba_count || read_lba(fd, lba, lba_size, buf, lba_size) < 0)
+		return false;
+	if (memcmp(buf, "EFI PART", 8) != 0)
+		return false;
+	memcpy(&le32, buf + 12, 4);
+	hsize = le32toh(le32);
+	if (hsize < 92 || hsize > lba_size)
+		return false;
+	memcpy(&le32, buf + 16, 4);
+	crc = le32toh(le32);
+	memset(buf + 16, 0, 4);
+	if ((uint32_t)crc32(0, buf, hsize) != crc)
+		return false;
+#define LE64(off) (memcpy(&le64, buf + (off), 8), le64toh(le64))
+#define LE32(off) (memcpy(&le32, buf + (off), 4), le32toh(le32))
+	h->my_lba = LE64(24);
+	h->alt_lba = LE64(32);
+	h->first_usable = LE64(40);
+	h->last_usable = LE64(48);
+	memcpy(h->guid, buf + 56, 16);
+	h->entries_lba = LE64(72);
+	h->nentries = LE32(80);
+	h->entry_size = LE32(84);
+	crc = LE32(88);
+#undef LE64
+#undef LE32
+	if (h->my_lba != lba || h->entry_size < 128 || h->entry_size > 4096 || h->nentries > 65536)
+		return false;
+	elen = (size_t)h->nentries * h->entry_size;
+	entries = xcalloc(1, elen);
+	if (read_lba(fd, h->entries_lba, lba_size, entries, elen) < 0)
+		return false;
+	return (uint32_t)crc32(0, entries, (uInt)elen) == crc;
+}
+
+static int read_entries(struct fdisk_context *cxt, struct ptable *t)
+{
+	_cleanup_(fdisk_table_unrefp) struct fdisk_table *tb = NULL;
+	struct fdisk_iter *itr;
+	struct fdisk_partition *pa;
+	int r = fdisk_get_partitions(cxt, &tb);
+
+	if (r < 0)
+		return r;
+	itr = fdisk_new_iter(FDISK_ITER_FORWARD);
+	if (!itr)
+		return -ENOMEM;
+	t->parts = xcalloc(fdisk_table_get_nents(tb), sizeof(*t->parts));
+	while (fdisk_table_next_partition(tb, itr, &pa) == 0) {
+		struct part *p = &t->parts[t->nparts];
+		struct fdisk_parttype *type = fdisk_partition_get_type(pa);
+		const char *s;
+		uint64_t sectors;
+
+		if (!fdisk_partition_has_start(pa) || !fdisk_partition_has_size(pa))
+			continue;
+		p->number = (unsigned)fdisk_partition_get_partno(pa) + 1;
+		p->start_lba = fdisk_partition_get_start(pa);
+		sectors = fdisk_partition_get_size(pa);
+		p->end_lba = p->start_lba + sectors - 1;
+		p->size_bytes = sectors * t->lba_size;
+		if (t->kind == PT_GPT) {
+			s = type ? fdisk_parttype_get_string(type) : NULL;
+			snprintf(p->type_guid, sizeof(p->type_guid), "%s", s ? s : "");
+			s = fdisk_partition_get_uuid(pa);
+			snprintf(p->part_guid, sizeof(p->part_guid), "%s", s ? s : "");
+			s = fdisk_partition_get_name(pa);
+			p->name = xstrdup(s ? s : "");
+			fdisk_gpt_get_partition_attrs(cxt, p->number - 1, &p->attrs);
+		} else
+			snprintf(p->type_guid, sizeof(p->type_guid), "0x%02x", type ? fdisk_parttype_get_code(type) : 0);
+		t->nparts++;
+	}
+	fdisk_free_iter(itr);
+	return 0;
+}
+
+int ptable_read(int fd, const char *path, uint32_t lba_size, uint64_t size_bytes, struct ptable *t, char **why)
+{
+	_cleanup_(fdisk_unrefp) struct fdisk_context *cxt = NULL;
+	struct gpt_header ph = { 0 }, bh = { 0 };
+	uint8_t mbr[512];
+	bool protective = false;
+	int r;
+
+	*t = (struct ptable){ .lba_size = lba_size, .lba_count = size_bytes / lba_size };
+	*why = NULL;
+	if (read_lba(fd, 0, lba_size, mbr, sizeof(mbr)) == 0 && mbr[510] == 0x55 && mbr[511] == 0xAA)
+		for (int i = 0; i < 4; i++)
+			protective |= mbr[446 + 16 * i + 4] == 0xEE;
+
+	t->primary_ok = gpt_header_valid(fd, 1, lba_size, t->lba_count, &ph);
+	/* The backup lives where the primary says; without a primary, at the disk's last LBA. */
+	t->backup_ok = gpt_header_valid(fd, t->primary_ok ? ph.alt_lba : t->lba_count - 1, lba_size, t->lba_count,
+					&bh);
+
+	cxt = fdisk_new_context();
+	if (!cxt)
+		return -ENOMEM;
+	/* Image files have no BLKSSZGET: tell libfdisk the LBA size we were given. */
+	fdisk_save_user_sector_size(cxt, lba_size, lba_size);
+	r = fdisk_assign_device_by_fd(cxt, fd, path, 1);
+	if (r < 0) {
+		*why = xasprintf("libfdisk cannot read '%s': %s", path, strerror(-r));
+		return r;
+	}
+	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT) || t->primary_ok || t->backup_ok) {
+		const struct gpt_header *h = t->primary_ok ? &ph : &bh;
+
+		t->kind = PT_GPT;
+		if (!t->primary_ok && !t->backup_ok) {
+			*why = xasprintf("'%s' has a GPT that libfdisk reads but whose headers fail their checks", path);
+			return -EBADMSG;
+		}
+		guid_str(h->guid, t->disk_guid);
+		t->first_usable_lba = h->first_usable;
+		t->last_usable_lba = h->last_usable;
+		/* From the primary header when valid (AlternateLBA), else the backup's own LBA. */
+		t->backup_header_lba = t->primary_ok ? ph.alt_lba : bh.my_lba;
+		if (!fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT)) {
+			*why = xasprintf("'%s' has a valid GPT %s header but libfdisk does not read the table", path,
+					 t->primary_ok ? "primary" : "backup");
+			return -EBADMSG;
+		}
+	} else if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS) && !protective)
+		t->kind = PT_DOS;
+	else if (fdisk_has_label(cxt)) {
+		*why = xasprintf("'%s' has a '%s' partition table; only GPT and MBR are supported", path,
+				 fdisk_label_get_name(fdisk_get_label(cxt, NULL)));
+		return -EPROTONOSUPPORT;
+	} else
+		return 0;
+	r = read_entries(cxt, t);
+	if (r < 0) {
+		*why = xasprintf("cannot read the partition entries of '%s': %s", path, strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+void ptable_free(struct ptable *t)
+{
+	for (size_t i = 0; i < t->nparts; i++)
+		free(t->parts[i].name);
+	free(t->parts);
+	t->parts = NULL;
+	t->nparts = 0;
+}

@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/* The source's partitions and filesystems fitted against a target: the clone trap, to the byte. */
+#include "util.h"
+#include "layout.h"
+
+#include <inttypes.h>
+
+static bool is_ext(const char *type)
+{
+	return streq(type, "ext2") || streq(type, "ext3") || streq(type, "ext4");
+}
+
+static void why_not(struct layout *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void why_not(struct layout *l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!l->fs_clone_possible)
+		return; /* keep the first reason */
+	l->fs_clone_possible = false;
+	va_start(ap, fmt);
+	vsnprintf(l->fs_clone_why, sizeof(l->fs_clone_why), fmt, ap);
+	va_end(ap);
+}
+
+/* Path 2 keeps every partition's start and shrinks only the last one to end at the target's
+ * last usable LBA; that works when nothing else crosses the end and its filesystem's data fits. */
+static void fit_fs_clone(struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	uint32_t sl = l->src_geo.lba_size, tl = l->tgt_geo.lba_size;
+	size_t last = 0;
+
+	l->fs_clone_possible = true;
+	if (t->kind != PT_GPT) {
+		why_not(l, "the source has %s; path 2 rewrites a GPT and needs one on the source",
+			t->kind == PT_DOS ? "an MBR table" : "no partition table");
+		return;
+	}
+	if (t->nparts == 0) {
+		why_not(l, "the source's GPT has no partitions");
+		return;
+	}
+	for (size_t i = 1; i < t->nparts; i++)
+		if (t->parts[i].end_lba > t->parts[last].end_lba)
+			last = i;
+	for (size_t i = 0; i < t->nparts; i++) {
+		const struct part *p = &t->parts[i];
+		struct part_fit *f = &l->fit[i];
+		uint64_t start_bytes = p->start_lba * sl, new_start;
+
+		if (start_bytes % tl) {
+			why_not(l, "partition %u starts at byte %" PRIu64 ", not a whole %u-byte target LBA", p->number,
+				start_bytes, tl);
+			continue;
+		}
+		new_start = start_bytes / tl;
+		if (new_start < l->tgt_geo.first_usable_lba) {
+			why_not(l, "partition %u starts before the target's first usable LBA %" PRIu64, p->number,
+				l->tgt_geo.first_usable_lba);
+			continue;
+		}
+		if (i != last) {
+			f->new_end_lba = ((p->end_lba + 1) * sl) / tl - 1;
+			f->new_block_count = l->fs[i].is_ext ? l->fs[i].ext.block_count : 0;
+			if (f->crosses_end)
+				why_not(l, "partition %u is not the last one and ends past the target's last usable LBA "
+					   "%" PRIu64 "; only the last partition can be shrunk",
+					p->number, l->tgt_geo.last_usable_lba);
+			continue;
+		}
+		/* The last partition ends at the target's last usable LBA: shrink (or grow) to fill. */
+		f->new_end_lba = l->tgt_geo.last_usable_lba;
+		if (new_start >= f->new_end_lba) {
+			why_not(l, "partition %u starts past the target's end", p->number);
+			continue;
+		}
+		if (!l->fs[i].is_ext) {
+			if (f->crosses_end)
+				why_not(l, "partition %u crosses the target's end and holds %s, which swaptool cannot shrink",
+					p->number, l->fs[i].id.type[0] ? l->fs[i].id.type : "no filesystem it knows");
+			f->new_end_lba = ((p->end_lba + 1) * sl) / tl - 1;
+			continue;
+		}
+		uint64_t new_bytes = (f->new_end_lba - new_start + 1) * tl;
+		uint64_t blocks = new_bytes / l->fs[i].ext.block_size;
+
+		if (l->fs[i].ext_err < 0) {
+			why_not(l, "the filesystem of partition %u cannot be read: %s", p->number,
+				strerror(-l->fs[i].ext_err));
+			continue;
+		}
+		f->new_block_count = blocks;
+		if (l->fs[i].ext.min_blocks > blocks)
+			why_not(l, "the data of partition %u needs %" PRIu64 " blocks, the target leaves room for %" PRIu64,
+				p->number, l->fs[i].ext.min_blocks, blocks);
+	}
+}
+
+int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, struct layout *l, char **why)
+{
+	int r;
+
+	*l = (struct layout){ .src = src };
+	*why = NULL;
+	r = lba_geometry(tgt_bytes, tgt_lba_size, &l->tgt_geo);
+	if (r < 0) {
+		*why = xasprintf("the target (%" PRIu64 " bytes, %u-byte LBAs) is too small to hold a GPT", tgt_bytes,
+				 tgt_lba_size);
+		return r;
+	}
+	if (lba_geometry(src->size_bytes, src->lba_size, &l->src_geo) < 0) {
+		*why = xasprintf("the source '%s' (%" PRIu64 " bytes) is too small to be a boot disk", src->path,
+				 src->size_bytes);
+		return -EINVAL;
+	}
+	if (src->size_bytes > INT64_MAX || tgt_bytes > INT64_MAX) {
+		*why = xasprintf("sizes beyond 8 EiB are not supported");
+		return -EOVERFLOW;
+	}
+	l->delta_bytes = (int64_t)tgt_bytes - (int64_t)src->size_bytes;
+	l->lba_size_differs = src->lba_size != tgt_lba_size;
+	r = ptable_read(src->fd, src->dev, src->lba_size, src->size_bytes, &l->table, why);
+	if (r < 0)
+		return r;
+	l->fs = xcalloc(l->table.nparts, sizeof(*l->fs));
+	l->fit = xcalloc(l->table.nparts, sizeof(*l->fit));
+	for (size_t i = 0; i < l->table.nparts; i++) {
+		const struct part *p = &l->table.parts[i];
+		uint64_t off = p->start_lba * src->lba_size;
+		uint64_t end_bytes = (p->end_lba + 1) * src->lba_size;
+		struct part_fs *fs = &l->fs[i];
+
+		probe_fs(src->fd, off, p->size_bytes, &fs->id);
+		if (is_ext(fs->id.type)) {
+			_cleanup_free_ char *ignored = NULL;
+
+			fs->is_ext = true;
+			fs->ext_err = extfs_info(src->dev, off, &fs->ext, &ignored);
+		}
+		l->fit[i].crosses_end = end_bytes > (l->tgt_geo.last_usable_lba + 1) * (uint64_t)tgt_lba_size;
+	}
+	/* A raw sector copy is valid only onto a disk at least as large with the same LBA size. */
+	l->raw_clone_possible = tgt_bytes >= src->size_bytes && !l->lba_size_differs;
+	fit_fs_clone(l);
+	return 0;
+}
+
+void layout_free(struct layout *l)
+{
+	ptable_free(&l->table);
+	free(l->fs);
+	free(l->fit);
+	l->fs = NULL;
+	l->fit = NULL;
+}

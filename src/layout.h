@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* The source's layout against a target: what preflight reports and plan/clone execute.
+ * One analysis, so that preflight's figures and the plan's actions can never disagree. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "disk.h"
+#include "extfs.h"
+#include "gpt.h"
+#include "probe.h"
+#include "size.h"
+
+struct part_fs {
+	struct fs_id id;          /* libblkid: type, UUID, LABEL */
+	bool is_ext;              /* ext2/3/4, so extfs is filled */
+	struct extfs_info ext;
+	int ext_err;              /* negative errno when libext2fs could not open it */
+};
+
+struct part_fit {
+	bool crosses_end;         /* ends past the target's last usable LBA */
+	uint64_t new_end_lba;     /* fs_clone: where it ends on the target (in target LBAs) */
+	uint64_t new_block_count; /* fs_clone: the filesystem's block count after shrink */
+};
+
+struct layout {
+	struct disk *src;
+	struct ptable table;      /* in source LBAs */
+	struct part_fs *fs;       /* one per table.parts[i] */
+	struct part_fit *fit;     /* one per table.parts[i] */
+	struct lba_geometry src_geo, tgt_geo;
+	int64_t delta_bytes;      /* target minus source */
+	bool raw_clone_possible;
+	bool fs_clone_possible;
+	char fs_clone_why[256];   /* why not, when it is not */
+	bool lba_size_differs;
+};
+
+/* Read the source's table and filesystems and fit them against a target of `tgt_bytes`
+ * with `tgt_lba_size`-byte LBAs. Reads only. */
+int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, struct layout *l, char **why);
+void layout_free(struct layout *l);

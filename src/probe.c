@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Filesystem identity through libblkid, probing a region of an open device or image. */
+#include "util.h"
+#include "probe.h"
+
+#include <blkid/blkid.h>
+
+static void blkid_probe_freep(blkid_probe *p) { if (*p) blkid_free_probe(*p); }
+
+static void copy_value(blkid_probe pr, const char *name, char *dst, size_t len)
+{
+	const char *v = NULL;
+
+	if (blkid_probe_lookup_value(pr, name, &v, NULL) == 0 && v)
+		snprintf(dst, len, "%s", v);
+}
+
+int probe_fs(int fd, uint64_t offset, uint64_t size, struct fs_id *id)
+{
+	_cleanup_(blkid_probe_freep) blkid_probe pr = blkid_new_probe();
+	int r;
+
+	*id = (struct fs_id){ 0 };
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)offset, (blkid_loff_t)size) < 0)
+		return -EIO;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_UUID | BLKID_SUBLKS_LABEL);
+	blkid_probe_enable_partitions(pr, 0);
+	r = blkid_do_safeprobe(pr);
+	if (r == 1)
+		return 0; /* nothing there: type stays "" */
+	if (r == -2)
+		return -EUCLEAN; /* ambivalent: more than one signature */
+	if (r < 0)
+		return -EIO;
+	copy_value(pr, "TYPE", id->type, sizeof(id->type));
+	copy_value(pr, "UUID", id->uuid, sizeof(id->uuid));
+	copy_value(pr, "LABEL", id->label, sizeof(id->label));
+	return 0;
+}

@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: MIT */
+/* preflight: the source drive against the target, to the byte; which migration paths are possible. */
+#include "steps.h"
+#include "disk.h"
+#include "layout.h"
+#include "size.h"
+#include "usage.h"
+
+#include <inttypes.h>
+
+struct preflight_args {
+	const char *source;
+	const char *target_spec;
+	uint32_t target_lba_size;
+	uint32_t image_lba_size;
+	const char *home;
+	const char *from_dumps;
+	const char *target_model;
+};
+
+static int parse_lba_size(struct ctx *ctx, const char *opt, const char *v, uint32_t *out)
+{
+	uint64_t n;
+	const char *why;
+
+	if (u64_parse(v, &n, &why) < 0 || !lba_size_valid(n))
+		return ctx_error(ctx, EXIT_USAGE, "bad %s '%s': an LBA size is a power of two from 512 to 65536", opt, v);
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_args *a)
+{
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "target-lba-size", required_argument, NULL, 'T' },
+		{ "lba-size", required_argument, NULL, 'L' },
+		{ "home", required_argument, NULL, 'H' },
+		{ "from-dumps", required_argument, NULL, 'D' },
+		{ "target-model", required_argument, NULL, 'M' },
+		{}
+	};
+	int c;
+
+	*a = (struct preflight_args){ .target_lba_size = 512, .image_lba_size = 512 };
+	while ((c = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': a->target_spec = optarg; break;
+		case 'T':
+			if (parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
+				return EXIT_USAGE;
+			break;
+		case 'L':
+			if (parse_lba_size(ctx, "--lba-size", optarg, &a->image_lba_size))
+				return EXIT_USAGE;
+			break;
+		case 'H': a->home = optarg; break;
+		case 'D': a->from_dumps = optarg; break;
+		case 'M': a->target_model = optarg; break;
+		default: return step_bad_option(ctx, argc, argv);
+		}
+	}
+	if (optind >= argc)
+		return ctx_error(ctx, EXIT_USAGE, "no SOURCE given; usage: swaptool preflight /dev/nvme0 --target 2000398934016");
+	if (optind + 1 < argc)
+		return ctx_error(ctx, EXIT_USAGE, "one SOURCE only, got '%s' too", argv[optind + 1]);
+	a->source = argv[optind];
+	if (!a->target_spec)
+		return ctx_error(ctx, EXIT_USAGE,
+				 "no --target given: a size (2000398934016, 3907029168s, 2TB) or a device or image");
+	return 0;
+}
+
+/* --target is a path when it names an existing file or device, else a size. */
+static bool spec_is_path(const char *spec)
+{
+	return strchr(spec, '/') || access(spec, F_OK) == 0;
+}
+
+static json_object *ptable_json(const struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	json_object *o = json_object_new_object(), *parts = json_object_new_array();
+
+	jset_str(o, "type", ptable_kind_name(t->kind));
+	if (t->kind == PT_GPT) {
+		jset_str(o, "disk_guid", t->disk_guid);
+		jset_u64(o, "first_usable_lba", t->first_usable_lba);
+		jset_u64(o, "last_usable_lba", t->last_usable_lba);
+		jset_u64(o, "backup_header_lba", t->backup_header_lba);
+		jset_bool(o, "primary_header_ok", t->primary_ok);
+		jset_bool(o, "backup_header_ok", t->backup_ok);
+	}
+	for (size_t i = 0; i < t->nparts; i++) {
+		const struct part *p = &t->parts[i];
+		const struct part_fs *f = &l->fs[i];
+		json_object *pj = json_object_new_object(), *fj = NULL;
+
+		jset_u64(pj, "number", p->number);
+		jset_u64(pj, "start_lba", p->start_lba);
+		jset_u64(pj, "end_lba", p->end_lba);
+		jset_u64(pj, "size_bytes", p->size_bytes);
+		jset_str(pj, "type_guid", p->type_guid);
+		jset_str(pj, "part_guid", t->kind == PT_GPT ? p->part_guid : NULL);
+		jset_str(pj, "name", p->name);
+		if (t->kind == PT_GPT)
+			jset_u64(pj, "attrs", p->attrs);
+		if (f->id.type[0]) {
+			fj = json_object_new_object();
+			jset_str(fj, "type", f->id.type);
+			jset_str(fj, "uuid", f->id.uuid[0] ? f->id.uuid : NULL);
+			jset_str(fj, "label", f->id.label[0] ? f->id.label : NULL);
+			if (f->is_ext && f->ext_err == 0) {
+				jset_u64(fj, "block_size", f->ext.block_size);
+				jset_u64(fj, "block_count", f->ext.block_count);
+				jset_u64(fj, "free_blocks", f->ext.free_blocks);
+				jset_u64(fj, "min_blocks", f->ext.min_blocks);
+				jset_bool(fj, "clean", f->ext.clean);
+				jset_str(fj, "features", f->ext.features);
+			}
+		}
+		json_object_object_add(pj, "fs", fj);
+		json_object_array_add(parts, pj);
+	}
+	json_object_object_add(o, "partitions", parts);
+	return o;
+}
+
+/* Bytes under each profile path, live when the source is mounted here, else inside its filesystems. */
+static uint64_t tree_bytes(const struct layout *l, bool live, const struct strlist *paths, const char *home,
+			   json_object *list)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < paths->n; i++) {
+		_cleanup_free_ char *p = profile_expand(paths->v[i], home);
+		json_object *e = json_object_new_object();
+		uint64_t bytes = 0;
+		int r = live ? usage_live(p, &bytes) : usage_offline(l, p, &bytes);
+
+		jset_str(e, "path", p);
+		if (r == 0) {
+			jset_u64(e, "bytes", bytes);
+			total += bytes;
+		} else
+			jset_str(e, "error", strerror(-r));
+		json_object_array_add(list, e);
+	}
+	return total;
+}
+
+static void add_paths(struct ctx *ctx, const struct preflight_args *a, const struct layout *l, bool live,
+		      json_object *root)
+{
+	json_object *paths = json_object_new_object(), *raw = json_object_new_object();
+	json_object *fsc = json_object_new_object(), *fresh = json_object_new_object();
+	json_object *parts = json_object_new_array(), *refetch = json_object_new_array(), *keep = json_object_new_array();
+	_cleanup_free_ char *home = NULL;
+
+	jset_bool(raw, "possible", l->raw_clone_possible);
+	if (!l->raw_clone_possible)
+		jset_str(raw, "reason", l->lba_size_differs ? "the target's LBA size differs from the source's"
+							    : "the target is smaller than the source");
+	json_object_object_add(paths, "raw_clone", raw);
+
+	jset_bool(fsc, "possible", l->fs_clone_possible);
+	jset_str(fsc, "reason", l->fs_clone_possible ? NULL : l->fs_clone_why);
+	for (size_t i = 0; i < l->table.nparts && l->table.kind == PT_GPT; i++) {
+		json_object *p = json_object_new_object();
+
+		jset_u64(p, "number", l->table.parts[i].number);
+		jset_u64(p, "new_end_lba", l->fit[i].new_end_lba);
+		if (l->fs[i].is_ext && l->fs[i].ext_err == 0) {
+			jset_u64(p, "new_block_count", l->fit[i].new_block_count);
+			jset_u64(p, "min_blocks", l->fs[i].ext.min_blocks);
+			jset_u64(p, "block_count", l->fs[i].ext.block_count);
+		} else {
+			json_object_object_add(p, "new_block_count", NULL);
+			json_object_object_add(p, "min_blocks", NULL);
+		}
+		json_object_array_add(parts, p);
+	}
+	json_object_object_add(fsc, "partitions", parts);
+	json_object_object_add(paths, "fs_clone", fsc);
+
+	/* A fresh install is always possible; its cost is the re-fetchable stores, its risk the rest. */
+	jset_bool(fresh, "possible", true);
+	if (node_home(a->home, &home) < 0)
+		home = xstrdup("/root");
+	jset_str(fresh, "home", home);
+	jset_str(fresh, "measured", live ? "live" : "offline");
+	jset_u64(fresh, "refetchable_bytes", tree_bytes(l, live, &ctx->profile->refetch_paths, home, refetch));
+	jset_u64(fresh, "irreplaceable_bytes", tree_bytes(l, live, &ctx->profile->backup_paths, home, keep));
+	json_object_object_add(fresh, "refetchable", refetch);
+	json_object_object_add(fresh, "irreplaceable", keep);
+	json_object_object_add(paths, "fresh_install", fresh);
+
+	jset_str(paths, "recommended", l->raw_clone_possible ? "raw_clone" : "fresh_install");
+	json_object_object_add(root, "paths", paths);
+}
+
+static void add_checks(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	const struct lba_geometry *sg = &l->src_geo, *tg = &l->tgt_geo;
+	char b1[32], b2[32];
+	json_object *c;
+
+	if (l->raw_clone_possible)
+		c = record_check(rec, "raw-clone", ST_PASS, "a raw clone fits: the target is %s B larger",
+				 fmt_thousands((uint64_t)l->delta_bytes, b1));
+	else if (l->delta_bytes < 0)
+		c = record_check(rec, "raw-clone", ST_FAIL,
+				 "a raw clone cannot fit: the target is %s B (%s) smaller than the source",
+				 fmt_thousands((uint64_t)-l->delta_bytes, b1), fmt_decimal((uint64_t)-l->delta_bytes, b2));
+	else
+		c = record_check(rec, "raw-clone", ST_FAIL,
+				 "a raw clone is invalid: the target has %u-byte LBAs, the source %u-byte; the GPT is in LBAs",
+				 tg->lba_size, sg->lba_size);
+	jset_i64(c, "delta_bytes", l->delta_bytes);
+
+	if (t->kind == PT_GPT) {
+		uint64_t src_backup_byte = t->backup_header_lba * sg->lba_size;
+		uint64_t tgt_last_byte = tg->last_lba * tg->lba_size;
+		enum status st = src_backup_byte > tgt_last_byte ? ST_FAIL : src_backup_byte == tgt_last_byte ? ST_PASS : ST_WARN;
+
+		c = record_check(rec, "gpt-backup-header", st,
+				 st == ST_FAIL   ? "the source's backup GPT header at LBA %s lies past the target's last LBA %s"
+				 : st == ST_WARN ? "the source's backup GPT header at LBA %s is not at the target's last LBA %s: "
+						   "a copied table needs 'sgdisk -e'"
+						 : "the backup GPT header at LBA %s is the target's last LBA %s",
+				 fmt_thousands(t->backup_header_lba, b1), fmt_thousands(tg->last_lba, b2));
+		jset_u64(c, "source_lba", t->backup_header_lba);
+		jset_u64(c, "target_last_lba", tg->last_lba);
+		if (!t->primary_ok)
+			record_check(rec, "gpt-headers", ST_WARN,
+				     "the primary GPT header is corrupt; the backup header at LBA %s is good: "
+				     "rebuild the primary from it (gdisk: r, b, w) before anything else",
+				     fmt_thousands(t->backup_header_lba, b1));
+		else if (!t->backup_ok)
+			record_check(rec, "gpt-headers", ST_WARN,
+				     "the backup GPT header at LBA %s is corrupt; the primary is good: 'sgdisk -e' rewrites it",
+				     fmt_thousands(t->backup_header_lba, b1));
+	} else
+		record_check(rec, "gpt-backup-header", ST_SKIP, "the source has %s",
+			     t->kind == PT_DOS ? "an MBR table: no backup header" : "no partition table");
+
+	json_object *crossing = json_object_new_array();
+	_cleanup_free_ char *names = NULL;
+	for (size_t i = 0; i < t->nparts; i++) {
+		json_object *p;
+		char *n;
+
+		if (!l->fit[i].crosses_end)
+			continue;
+		p = json_object_new_object();
+		jset_u64(p, "number", t->parts[i].number);
+		jset_u64(p, "end_lba", t->parts[i].end_lba);
+		json_object_array_add(crossing, p);
+		n = xasprintf("%s%sp%u ends at LBA %s", names ? names : "", names ? ", " : "", t->parts[i].number,
+			      fmt_thousands(t->parts[i].end_lba, b1));
+		free(names);
+		names = n;
+	}
+	if (names)
+		c = record_check(rec, "partition-fit", ST_FAIL, "%s, past the target's last usable LBA %s", names,
+				 fmt_thousands(tg->last_usable_lba, b2));
+	else
+		c = record_check(rec, "partition-fit", ST_PASS, "every partition ends within the target's last usable LBA %s",
+				 fmt_thousands(tg->last_usable_lba, b2));
+	json_object_object_add(c, "partitions", crossing);
+	jset_u64(c, "target_last_usable_lba", tg->last_usable_lba);
+
+	if (l->fs_clone_possible) {
+		bool shrink = false;
+
+		for (size_t i = 0; i < t->nparts; i++)
+			if (l->fit[i].crosses_end && l->fs[i].is_ext) {
+				c = record_check(rec, "fs-fit", ST_PASS,
+						 "p%u's data fits: minimum %s blocks, the target leaves room for %s blocks of %u B",
+						 t->parts[i].number, fmt_thousands(l->fs[i].ext.min_blocks, b1),
+						 fmt_thousands(l->fit[i].new_block_count, b2), l->fs[i].ext.block_size);
+				jset_u64(c, "min_blocks", l->fs[i].ext.min_blocks);
+				jset_u64(c, "new_block_count", l->fit[i].new_block_count);
+				shrink = true;
+			}
+		if (!shrink)
+			record_check(rec, "fs-fit", ST_PASS, "every filesystem fits the target as it is");
+	} else
+		record_check(rec, "fs-fit", ST_FAIL, "a filesystem-aware clone is not possible: %s", l->fs_clone_why);
+
+	if (l->lba_size_differs)
+		record_check(rec, "lba-format", ST_WARN,
+			     "the target has %u-byte LBAs, the source %u-byte: the GPT must be rewritten in the target's LBAs",
+			     tg->lba_size, sg->lba_size);
+	else
+		record_check(rec, "lba-format", ST_PASS, "both use %u-byte LBAs", sg->lba_size);
+
+	bool any_ext = false;
+	for (size_t i = 0; i < t->nparts; i++) {
+		if (!l->fs[i].is_ext)
+			continue;
+		any_ext = true;
+		if (l->fs[i].ext_err < 0)
+			record_check(rec, "fs-clean", ST_WARN, "p%u's %s cannot be read: %s; run 'e2fsck -f' on it",
+				     t->parts[i].number, l->fs[i].id.type, strerror(-l->fs[i].ext_err));
+		else if (!l->fs[i].ext.clean)
+			record_check(rec, "fs-clean", ST_WARN,
+				     "p%u's %s needs e2fsck (not cleanly unmounted or errors recorded): run 'e2fsck -f' "
+				     "before a clone",
+				     t->parts[i].number, l->fs[i].id.type);
+		else
+			record_check(rec, "fs-clean", ST_PASS, "p%u's %s is clean", t->parts[i].number, l->fs[i].id.type);
+	}
+	if (!any_ext)
+		record_check(rec, "fs-clean", ST_SKIP, "no ext2/3/4 filesystem on the source");
+}
+
+int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	struct preflight_args a;
+	_cleanup_(disk_closep) struct disk src = { .fd = -1 }, tgt = { .fd = -1 };
+	struct layout l = { 0 };
+	_cleanup_free_ char *why = NULL;
+	uint64_t tgt_bytes = 0;
+	uint32_t tgt_lba;
+	bool tgt_is_disk;
+	json_object *sj, *tj;
+	int r;
+
+	r = parse_args(ctx, argc, argv, &a);
+	if (r)
+		return r;
+	tgt_lba = a.target_lba_size;
+	tgt_is_disk = spec_is_path(a.target_spec);
+	if (tgt_is_disk) {
+		r = disk_open(a.target_spec, a.target_lba_size, &tgt, &why);
+		if (r < 0)
+			return ctx_error(ctx, r == -ENOENT ? EXIT_USAGE : EXIT_FAILED, "bad --target: %s", why);
+		tgt_bytes = tgt.size_bytes;
+		tgt_lba = tgt.lba_size;
+	} else {
+		const char *reason;
+
+		if (size_parse(a.target_spec, a.target_lba_size, &tgt_bytes, &reason) < 0)
+			return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s", a.target_spec, reason);
+	}
+
+	r = disk_open(a.source, a.image_lba_size, &src, &why);
+	if (r < 0)
+		return ctx_error(ctx, r == -ENOENT || r == -EISDIR || r == -ENOTBLK ? EXIT_USAGE : EXIT_FAILED, "%s", why);
+	free(why);
+	why = NULL;
+	r = layout_analyze(&src, tgt_bytes, tgt_lba, &l, &why);
+	if (r < 0) {
+		layout_free(&l);
+		return ctx_error(ctx, r == -EINVAL && !l.table.lba_size ? EXIT_USAGE : EXIT_FAILED, "%s", why);
+	}
+
+	sj = json_object_new_object();
+	jset_str(sj, "path", src.path);
+	jset_str(sj, "device", src.dev);
+	jset_str(sj, "kind", src.kind == DISK_IMAGE ? "image" : src.kind == DISK_BLOCK ? "block" : "nvme-controller");
+	jset_u64(sj, "size_bytes", src.size_bytes);
+	jset_u64(sj, "lba_size", src.lba_size);
+	jset_u64(sj, "lba_count", src.lba_count);
+	jset_u64(sj, "last_lba", l.src_geo.last_lba);
+	jset_str(sj, "model", src.model);
+	jset_str(sj, "firmware", src.firmware);
+	jset_str(sj, "serial", src.serial);
+	json_object_object_add(sj, "partition_table", ptable_json(&l));
+	json_object_object_add(rec->root, "source", sj);
+
+	tj = json_object_new_object();
+	jset_str(tj, "spec", a.target_spec);
+	jset_str(tj, "path", tgt_is_disk ? tgt.path : NULL);
+	jset_u64(tj, "size_bytes", tgt_bytes);
+	jset_u64(tj, "lba_size", tgt_lba);
+	jset_u64(tj, "lba_count", l.tgt_geo.lba_count);
+	jset_u64(tj, "first_usable_lba", l.tgt_geo.first_usable_lba);
+	jset_u64(tj, "last_usable_lba", l.tgt_geo.last_usable_lba);
+	jset_u64(tj, "last_lba", l.tgt_geo.last_lba);
+	json_object_object_add(rec->root, "target", tj);
+	jset_i64(rec->root, "delta_bytes", l.delta_bytes);
+
+	add_checks(rec, &l);
+	r = preflight_drive(ctx, rec, sj, &src, a.from_dumps, tgt_is_disk ? &tgt : NULL, a.target_model,
+			    l.tgt_geo.lba_count);
+	if (r) {
+		layout_free(&l);
+		return r;
+	}
+	add_paths(ctx, &a, &l, disk_is_mounted(&src), rec->root);
+	layout_free(&l);
+	record_finish(rec);
+	return record_exit_code(rec);
+}
+
+/* ---- rendering for people ---- */
+
+static void size_row(struct table *t, const char *what, json_object *o)
+{
+	char b[4][32];
+	uint64_t bytes = jget_u64(o, "size_bytes");
+
+	table_row(t, what, fmt_thousands(bytes, b[0]), fmt_thousands(jget_u64(o, "lba_count"), b[1]),
+		  jget_u64(o, "lba_size") == 4096 ? "4096" : "512", fmt_tb(bytes, b[2]), fmt_tib(bytes, b[3]));
+}
+
+void step_preflight_render(const struct ctx *ctx, json_object *rec)
+{
+	json_object *src = jget(rec, "source"), *tgt = jget(rec, "target"), *pt = jget(src, "partition_table");
+	json_object *paths = jget(rec, "paths"), *parts = jget(pt, "partitions");
+	json_object *fsc = jget(paths, "fs_clone"), *fresh = jget(paths, "fresh_install");
+	_cleanup_table_ struct table *sizes = table_new(6), *pl = table_new(9), *pathtab = table_new(3);
+	int64_t delta = jget_i64(rec, "delta_bytes");
+	char b[6][32];
+	char lba[16];
+
+	out_heading(ctx, "preflight: %s -> %s", jget_str(src, "path"), jget_str(tgt, "spec"));
+	preflight_drive_render(ctx, rec);
+
+	table_header(sizes, "", "bytes", "LBAs", "LBA size", "TB", "TiB");
+	for (unsigned c = 1; c < 6; c++)
+		table_align(sizes, c, ALIGN_RIGHT);
+	size_row(sizes, "source", src);
+	size_row(sizes, "target", tgt);
+	snprintf(lba, sizeof(lba), "%.2f %%",
+		 (double)delta * 100.0 / (double)(jget_u64(src, "size_bytes") ? jget_u64(src, "size_bytes") : 1));
+	snprintf(b[2], 32, "%s%s", delta < 0 ? "-" : "", fmt_decimal(delta < 0 ? (uint64_t)-delta : (uint64_t)delta, b[1]));
+	table_row(sizes, "delta", fmt_thousands_signed(delta, b[0]), "", "", b[2], lba);
+	table_print(ctx, sizes);
+
+	out_heading(ctx, "partition table: %s", jget_str(pt, "type"));
+	if (streq(jget_str(pt, "type"), "gpt"))
+		out_line(ctx, "  usable LBAs %s..%s, backup header at LBA %s (primary %s, backup %s)",
+			 fmt_thousands(jget_u64(pt, "first_usable_lba"), b[0]), fmt_thousands(jget_u64(pt, "last_usable_lba"), b[1]),
+			 fmt_thousands(jget_u64(pt, "backup_header_lba"), b[2]),
+			 jget_bool(pt, "primary_header_ok") ? "ok" : "CORRUPT", jget_bool(pt, "backup_header_ok") ? "ok" : "CORRUPT");
+	table_header(pl, "#", "start LBA", "end LBA", "size", "fs", "blocks", "min blocks", "new end LBA", "new blocks");
+	for (unsigned c = 1; c < 9; c++)
+		if (c != 4)
+			table_align(pl, c, ALIGN_RIGHT);
+	for (size_t i = 0; parts && i < json_object_array_length(parts); i++) {
+		json_object *p = json_object_array_get_idx(parts, i), *fs = jget(p, "fs");
+		json_object *fit = NULL, *fparts = jget(fsc, "partitions");
+		char c[9][32];
+
+		for (size_t k = 0; fparts && k < json_object_array_length(fparts); k++)
+			if (jget_u64(json_object_array_get_idx(fparts, k), "number") == jget_u64(p, "number"))
+				fit = json_object_array_get_idx(fparts, k);
+		snprintf(c[0], 32, "p%" PRIu64, jget_u64(p, "number"));
+		fmt_thousands(jget_u64(p, "start_lba"), c[1]);
+		fmt_thousands(jget_u64(p, "end_lba"), c[2]);
+		fmt_binary(jget_u64(p, "size_bytes"), c[3]);
+		snprintf(c[4], 32, "%s", fs ? jget_str(fs, "type") : "-");
+		snprintf(c[5], 32, "-"), snprintf(c[6], 32, "-"), snprintf(c[7], 32, "-"), snprintf(c[8], 32, "-");
+		if (jget(fs, "block_count")) {
+			fmt_thousands(jget_u64(fs, "block_count"), c[5]);
+			fmt_thousands(jget_u64(fs, "min_blocks"), c[6]);
+		}
+		if (fit && jget_bool(fsc, "possible")) {
+			fmt_thousands(jget_u64(fit, "new_end_lba"), c[7]);
+			if (jget(fit, "new_block_count") && json_object_get_type(jget(fit, "new_block_count")) != json_type_null)
+				fmt_thousands(jget_u64(fit, "new_block_count"), c[8]);
+		}
+		table_row(pl, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
+	}
+	table_print(ctx, pl);
+
+	out_heading(ctx, "checks");
+	out_checks(ctx, rec);
+
+	out_heading(ctx, "paths");
+	table_header(pathtab, "path", "possible", "figures");
+	table_row(pathtab, "raw clone", jget_bool(jget(paths, "raw_clone"), "possible") ? "yes" : "no",
+		  jget_str(jget(paths, "raw_clone"), "reason"));
+	table_row(pathtab, "2: filesystem-aware clone", jget_bool(fsc, "possible") ? "yes" : "no",
+		  jget_bool(fsc, "possible") ? "shrink the last filesystem, new GPT, copy used blocks"
+					     : jget_str(fsc, "reason"));
+	{
+		_cleanup_free_ char *fig = xasprintf("re-fetchable %s, irreplaceable %s (%s)",
+						     fmt_decimal(jget_u64(fresh, "refetchable_bytes"), b[0]),
+						     fmt_decimal(jget_u64(fresh, "irreplaceable_bytes"), b[1]),
+						     jget_str(fresh, "measured"));
+		table_row(pathtab, "1: fresh install + restore", "yes", fig);
+	}
+	table_print(ctx, pathtab);
+
+	if (jget_bool(jget(paths, "raw_clone"), "possible"))
+		out_verdict(ctx, rec, "a raw clone fits; swaptool plan shows the steps");
+	else
+		out_verdict(ctx, rec, "the clone trap: a raw clone cannot fit. Recommended: path 1, fresh install + "
+				      "restore%s",
+			    jget_bool(fsc, "possible") ? " (path 2, filesystem-aware clone, is possible too)" : "");
+}
