@@ -346,6 +346,14 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 			return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s", a.target_spec, reason);
 	}
 
+	{
+		struct lba_geometry g;
+		char b[32];
+
+		if (lba_geometry(tgt_bytes, tgt_lba, &g) < 0)
+			return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s bytes is too small to hold a GPT",
+					 a.target_spec, fmt_thousands(tgt_bytes, b));
+	}
 	r = disk_open(a.source, a.image_lba_size, &src, &why);
 	if (r < 0)
 		return ctx_error(ctx, r == -ENOENT || r == -EISDIR || r == -ENOTBLK ? EXIT_USAGE : EXIT_FAILED, "%s", why);
@@ -354,7 +362,7 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	r = layout_analyze(&src, tgt_bytes, tgt_lba, &l, &why);
 	if (r < 0) {
 		layout_free(&l);
-		return ctx_error(ctx, r == -EINVAL && !l.table.lba_size ? EXIT_USAGE : EXIT_FAILED, "%s", why);
+		return ctx_error(ctx, EXIT_FAILED, "%s", why);
 	}
 
 	sj = json_object_new_object();

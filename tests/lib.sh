@@ -51,11 +51,16 @@ need_loop() {
 	need_root
 	losetup -f >/dev/null 2>&1 || skip "no free loop device"
 }
-# attach FILE: attach a loop device read-only-capable, echo its path, partition nodes via partx.
+# attach FILE [losetup args]: attach a loop device, set $DEV to it, make partition nodes with partx
+# (the kernel here does not scan partition tables), and detach it when the test ends.
 attach() {
-	local dev
-	dev=$(losetup -f --show "$@") || skip "losetup failed"
-	LOOPS+=("$dev")
-	partx -a "$dev" 2>/dev/null || true
-	echo "$dev"
+	DEV=$(losetup -f --show "$@") || skip "losetup failed"
+	LOOPS+=("$DEV")
+	partx -a "$DEV" 2>/dev/null || true
+	local i
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		[ -z "$(ls /sys/block/"$(basename "$DEV")"/ | grep -E "^$(basename "$DEV")p[0-9]+$" || true)" ] && break
+		[ -b "${DEV}p1" ] && break
+		sleep 0.2
+	done
 }
