@@ -16,6 +16,20 @@ static const struct step steps[] = {
 	  "  --from-dumps DIR        judge the drive from nvme-cli binary dumps (id-ctrl.bin, smart-log.bin...)\n"
 	  "  --target-model MODEL    the target's model, looked up in the drive catalogue\n",
 	  step_preflight_run, step_preflight_render, STEP_SAVES_RECORD },
+	{ "accept", "the new drive against the write-up's gates: io_uring 4 KiB O_DIRECT random reads, sequential, engine",
+	  "swaptool accept FILE|DEVICE [options]\n"
+	  "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only\n"
+	  "  --working-set SIZE     centered working set (default 98G from the profile)\n"
+	  "  --duration S           measured seconds of each random run (profile: 15 and 20)\n"
+	  "  --ramp S               seconds excluded before measuring (default 2)\n"
+	  "  --inflight N[,N...]    reads in flight of the random runs (default 16,64)\n"
+	  "  --threads N            rings, one per thread (default: one per core)\n"
+	  "  --seq-bytes SIZE       bytes of the 1 MiB sequential run (default 4G); --no-seq skips it\n"
+	  "  --sweep SIZE,SIZE...   also run at these working sets: the collapse curve, with a chart\n"
+	  "  --gate NAME=COMMAND    an engine gate run with sh -c: pass on exit 0 (repeatable)\n"
+	  "  --force                measure even when the device is busy (may be serving)\n"
+	  "  --seed N               PRNG seed of the offsets (default: random, recorded)\n",
+	  step_accept_run, step_accept_render, STEP_SAVES_RECORD },
 };
 
 static const struct step *find_step(const char *name)

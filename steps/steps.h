@@ -55,3 +55,5 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 		    const char *from_dumps, const struct disk *target_disk, const char *target_model,
 		    uint64_t target_lba_count);
 void preflight_drive_render(const struct ctx *ctx, json_object *record); /* identity/health table */
+int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_accept_render(const struct ctx *ctx, json_object *record);

@@ -1,0 +1,752 @@
+/* SPDX-License-Identifier: MIT */
+/* The io_uring harness: one ring per thread, registered buffers and file, batched submit/reap. */
+#include "io.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <liburing.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+#include "record.h"
+#include "util.h"
+
+#ifndef FUSE_SUPER_MAGIC
+#define FUSE_SUPER_MAGIC 0x65735546
+#endif
+
+uint64_t io_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t io_rate(uint64_t count, uint64_t elapsed_ns)
+{
+	if (!elapsed_ns)
+		return 0;
+	return (uint64_t)((unsigned __int128)count * 1000000000u / elapsed_ns);
+}
+
+/* ---- target ---- */
+
+static void fs_name(long type, char out[16])
+{
+	const char *n;
+
+	switch ((unsigned long)type) {
+	case EXT4_SUPER_MAGIC: n = "ext4"; break; /* ext2/3/4 share the magic */
+	case XFS_SUPER_MAGIC: n = "xfs"; break;
+	case BTRFS_SUPER_MAGIC: n = "btrfs"; break;
+	case FUSE_SUPER_MAGIC: n = "fuse"; break;
+	case TMPFS_MAGIC: n = "tmpfs"; break;
+	case RAMFS_MAGIC: n = "ramfs"; break;
+	case OVERLAYFS_SUPER_MAGIC: n = "overlay"; break;
+	default: snprintf(out, 16, "0x%lx", (unsigned long)type); return;
+	}
+	snprintf(out, 16, "%s", n);
+}
+
+static void copy_name(char dst[64], const char *src)
+{
+	size_t n = strnlen(src, 63);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* The diskstats name and the whole disk of MAJ:MIN, from /sys/dev/block. */
+static void sys_names(unsigned maj, unsigned min, char dev[64], char disk[64])
+{
+	char link[64], buf[512], *base;
+	ssize_t n;
+	_cleanup_free_ char *part = NULL;
+
+	dev[0] = disk[0] = '\0';
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	base = strrchr(buf, '/');
+	copy_name(dev, base ? base + 1 : buf);
+	part = xasprintf("%s/partition", link);
+	if (access(part, F_OK) == 0 && base) {
+		*base = '\0'; /* the parent directory is the whole disk */
+		base = strrchr(buf, '/');
+		copy_name(disk, base ? base + 1 : buf);
+	} else
+		copy_name(disk, dev);
+}
+
+int io_target_open(const char *path, struct io_target *t, const char **why)
+{
+	struct stat st;
+	struct statfs sfs;
+	void *probe = NULL;
+	ssize_t n;
+	int fd;
+
+	*t = (struct io_target){ .fd = -1 };
+	*why = NULL;
+	if (stat(path, &st) < 0) {
+		*why = "cannot stat";
+		return -errno;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		t->block_device = true;
+		t->major = major(st.st_rdev);
+		t->minor = minor(st.st_rdev);
+	} else if (S_ISREG(st.st_mode)) {
+		if (statfs(path, &sfs) == 0) {
+			fs_name(sfs.f_type, t->fs_type);
+			/* tmpfs accepts O_DIRECT since Linux 6.6, but its reads come from memory: no drive
+			 * is measured, so it is treated as a filesystem without O_DIRECT */
+			if ((unsigned long)sfs.f_type == TMPFS_MAGIC || (unsigned long)sfs.f_type == RAMFS_MAGIC) {
+				*why = "the file is on tmpfs/ramfs: no O_DIRECT to a drive, its reads come from memory";
+				return -EOPNOTSUPP;
+			}
+		}
+		t->major = major(st.st_dev);
+		t->minor = minor(st.st_dev);
+		t->size = (uint64_t)st.st_size;
+		t->lba_size = 4096;
+	} else {
+		*why = "neither a regular file nor a block device";
+		return -EINVAL;
+	}
+	if (t->major)
+		sys_names(t->major, t->minor, t->dev, t->disk);
+
+	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		*why = e == EINVAL ? "the filesystem refuses O_DIRECT" : "cannot open read-only with O_DIRECT";
+		return e == EINVAL ? -EOPNOTSUPP : -e;
+	}
+	if (t->block_device) {
+		int lbs = 0;
+		if (ioctl(fd, BLKGETSIZE64, &t->size) < 0 || ioctl(fd, BLKSSZGET, &lbs) < 0) {
+			int e = errno;
+			close(fd);
+			*why = "cannot read the device size";
+			return -e;
+		}
+		t->lba_size = (uint32_t)lbs;
+	}
+	/* some filesystems accept the open and refuse the read: probe one aligned block */
+	if (t->size >= 4096) {
+		if (posix_memalign(&probe, 4096, 4096) != 0) {
+			close(fd);
+			return -ENOMEM;
+		}
+		n = pread(fd, probe, 4096, 0);
+		free(probe);
+		if (n < 0 && errno == EINVAL) {
+			close(fd);
+			*why = "the filesystem refuses O_DIRECT reads";
+			return -EOPNOTSUPP;
+		}
+	}
+	t->fd = fd;
+	t->path = xstrdup(path);
+	return 0;
+}
+
+void io_target_close(struct io_target *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+	free(t->path);
+	t->path = NULL;
+}
+
+int io_working_set(const struct io_target *t, uint64_t ws, uint64_t *offset)
+{
+	if (ws < 4096 || ws > t->size)
+		return -E2BIG;
+	*offset = ((t->size - ws) / 2) & ~4095ULL;
+	return 0;
+}
+
+int io_fiemap_unbacked(int fd, uint64_t off, uint64_t len, uint64_t *unbacked)
+{
+	enum { NEXT = 256 };
+	_cleanup_free_ struct fiemap *fm = NULL;
+	uint64_t pos = off, end, missing = 0;
+
+	if (u64_add(off, len, &end) < 0)
+		return -EOVERFLOW;
+	fm = xcalloc(1, sizeof(*fm) + NEXT * sizeof(struct fiemap_extent));
+	while (pos < end) {
+		bool last = false;
+
+		memset(fm, 0, sizeof(*fm));
+		fm->fm_start = pos;
+		fm->fm_length = end - pos;
+		fm->fm_flags = FIEMAP_FLAG_SYNC; /* delayed allocations get their real extents first */
+		fm->fm_extent_count = NEXT;
+		if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0)
+			return errno == ENOTTY || errno == EOPNOTSUPP ? -EOPNOTSUPP : -errno;
+		if (fm->fm_mapped_extents == 0) {
+			missing += end - pos; /* no extent up to the end: a hole */
+			break;
+		}
+		for (unsigned i = 0; i < fm->fm_mapped_extents; i++) {
+			const struct fiemap_extent *e = &fm->fm_extents[i];
+			uint64_t s = e->fe_logical, x = e->fe_logical + e->fe_length;
+
+			if (s > pos)
+				missing += (s < end ? s : end) - pos; /* the gap before it is a hole */
+			if (s < pos)
+				s = pos;
+			if (x > end)
+				x = end;
+			if (x > s && (e->fe_flags & FIEMAP_EXTENT_UNWRITTEN))
+				missing += x - s;
+			if (x > pos)
+				pos = x;
+			if (e->fe_flags & FIEMAP_EXTENT_LAST)
+				last = true;
+			if (pos >= end)
+				break;
+		}
+		if (last && pos < end) {
+			missing += end - pos;
+			break;
+		}
+	}
+	*unbacked = missing;
+	return 0;
+}
+
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+int io_zero_sample(int fd, uint64_t off, uint64_t len, unsigned samples, uint64_t seed, unsigned *zero,
+		   unsigned *read_ok)
+{
+	_cleanup_free_ void *buf = NULL;
+	uint64_t nblocks = len / 4096, s = seed ^ 0x5a5a5a5a5a5a5a5aULL;
+
+	*zero = *read_ok = 0;
+	if (!nblocks)
+		return -EINVAL;
+	if (posix_memalign(&buf, 4096, 4096) != 0)
+		return -ENOMEM;
+	for (unsigned i = 0; i < samples; i++) {
+		uint64_t b = (uint64_t)(((unsigned __int128)splitmix64(&s) * nblocks) >> 64);
+		const uint64_t *w = buf;
+		bool allzero = true;
+
+		if (pread(fd, buf, 4096, (off_t)(off + b * 4096)) != 4096)
+			continue; /* errors are the run's business; the sample only looks at data */
+		(*read_ok)++;
+		for (unsigned k = 0; k < 4096 / 8; k++)
+			if (w[k]) {
+				allzero = false;
+				break;
+			}
+		*zero += allzero;
+	}
+	return 0;
+}
+
+int io_diskstats_ios(const char *dev, uint64_t *ios)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/diskstats", "re");
+	char line[512], name[64];
+	unsigned long long rd, rdm, rds, rdt, wr;
+	unsigned ma, mi;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %u %63s %llu %llu %llu %llu %llu", &ma, &mi, name, &rd, &rdm, &rds, &rdt,
+			   &wr) == 8 &&
+		    streq(name, dev)) {
+			*ios = rd + wr;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+void io_drive_identity(const struct io_target *t, char **model, char **firmware, char **serial)
+{
+	_cleanup_free_ char *p1 = NULL, *p2 = NULL, *p3 = NULL;
+
+	*model = *firmware = *serial = NULL;
+	if (!t->disk[0])
+		return;
+	p1 = xasprintf("/sys/block/%s/device/model", t->disk);
+	p2 = xasprintf("/sys/block/%s/device/firmware_rev", t->disk);
+	p3 = xasprintf("/sys/block/%s/device/serial", t->disk);
+	if (read_attr(p1, model) < 0)
+		*model = NULL;
+	if (read_attr(p2, firmware) < 0)
+		*firmware = NULL;
+	if (read_attr(p3, serial) < 0)
+		*serial = NULL;
+}
+
+/* ---- the harness ---- */
+
+struct slot {
+	uint64_t start_ns;
+	uint64_t off;
+};
+
+struct worker {
+	pthread_t tid;
+	const struct io_spec *s;
+	struct shared *sh;
+	int fd;
+	unsigned depth;
+	uint64_t rng[4];
+	int err;
+	unsigned ring_flags;
+	bool fixed_buffers, fixed_files;
+	/* results */
+	struct hist hist;
+	uint64_t ios, bytes, errors, last_ns;
+	uint64_t cpu_ns;
+	uint64_t err_offset[IO_ERR_KEEP];
+	int err_code[IO_ERR_KEEP];
+	unsigned nerr_kept;
+	uint64_t *per_second;
+	size_t nseconds;
+	uint64_t live_bytes; /* relaxed atomics: read by the progress loop */
+};
+
+struct shared {
+	unsigned ready; /* workers set up (atomic) */
+	unsigned go;    /* set by the main thread once all are ready, after t0 */
+	uint64_t t0;
+	unsigned done; /* workers finished (atomic) */
+};
+
+/* xoshiro256**: 4 integer ops per 64 random bits, one stream per thread. */
+static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static inline uint64_t xoshiro(uint64_t s[4])
+{
+	uint64_t r = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0], s[3] ^= s[1], s[1] ^= s[2], s[0] ^= s[3], s[2] ^= t, s[3] = rotl(s[3], 45);
+	return r;
+}
+
+static int ring_setup(struct io_uring *ring, unsigned depth, unsigned *flags)
+{
+	/* SINGLE_ISSUER + DEFER_TASKRUN (6.1) run completions only when this thread reaps: no
+	 * interrupts into the task; COOP_TASKRUN (5.19) at least avoids IPIs. Older kernels
+	 * refuse unknown flags with -EINVAL: fall back step by step. */
+	static const unsigned tries[] = {
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN,
+		IORING_SETUP_COOP_TASKRUN,
+		0,
+	};
+	int r = -EINVAL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(tries); i++) {
+		struct io_uring_params p = { .flags = tries[i] | IORING_SETUP_CQSIZE, .cq_entries = depth };
+
+		r = io_uring_queue_init_params(depth, ring, &p);
+		if (r == 0) {
+			*flags = tries[i];
+			return 0;
+		}
+		if (r != -EINVAL)
+			return r;
+	}
+	return r;
+}
+
+static void note_error(struct worker *w, uint64_t off, int code)
+{
+	if (w->nerr_kept < IO_ERR_KEEP) {
+		w->err_offset[w->nerr_kept] = off;
+		w->err_code[w->nerr_kept++] = code;
+	}
+	w->errors++;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct io_spec *s = w->s;
+	struct io_uring ring;
+	bool ring_ok = false;
+	_cleanup_free_ void *mem = NULL;
+	_cleanup_free_ struct slot *slots = NULL;
+	_cleanup_free_ struct iovec *iov = NULL;
+	_cleanup_free_ unsigned *freelist = NULL, *fresh = NULL;
+	unsigned nfree = 0, nfresh = 0;
+	uint64_t nblocks = s->length / s->block_size, seq_next = s->offset, seq_left = 0;
+	uint64_t t0, mstart, end, cpu0 = 0;
+	unsigned inflight = 0, bs = s->block_size;
+	bool measuring = false, stopping = false;
+
+	slots = calloc(w->depth, sizeof(*slots));
+	iov = calloc(w->depth, sizeof(*iov));
+	freelist = calloc(w->depth, sizeof(*freelist));
+	fresh = calloc(w->depth, sizeof(*fresh));
+	if (!slots || !iov || !freelist || !fresh || posix_memalign(&mem, 4096, (size_t)w->depth * bs) != 0) {
+		w->err = -ENOMEM;
+		goto wait;
+	}
+	memset(mem, 0, (size_t)w->depth * bs);
+	w->err = ring_setup(&ring, w->depth, &w->ring_flags);
+	if (w->err < 0)
+		goto wait;
+	ring_ok = true;
+	for (unsigned i = 0; i < w->depth; i++)
+		freelist[nfree++] = w->depth - 1 - i;
+	for (unsigned i = 0; i < w->depth; i++)
+		iov[i] = (struct iovec){ .iov_base = (char *)mem + (size_t)i * bs, .iov_len = bs };
+	/* registered buffers skip the per-read page pinning, a registered file the fd lookup;
+	 * either may be refused (memlock limits): plain reads still measure correctly */
+	w->fixed_buffers = io_uring_register_buffers(&ring, iov, w->depth) == 0;
+	w->fixed_files = io_uring_register_files(&ring, &w->fd, 1) == 0;
+wait:
+	/* start together: the main thread stamps t0 once every ring is set up */
+	__atomic_add_fetch(&w->sh->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&w->sh->go, __ATOMIC_ACQUIRE)) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+	if (w->err < 0)
+		goto out;
+
+	t0 = __atomic_load_n(&w->sh->t0, __ATOMIC_ACQUIRE);
+	mstart = t0 + s->ramp_ns;
+	end = mstart + s->duration_ns;
+	if (s->sequential)
+		seq_left = (s->seq_bytes + bs - 1) / bs;
+
+	for (;;) {
+		struct io_uring_cqe *cqe;
+		unsigned head, seen = 0;
+		uint64_t now = io_mono_ns();
+		int r;
+
+		if (!measuring && now >= mstart) {
+			measuring = true;
+			cpu0 = thread_cpu_ns();
+		}
+		if (!stopping && ((!s->sequential && now >= end) || (s->stop && *s->stop) ||
+				  w->errors >= s->max_errors || (s->sequential && !seq_left && inflight == 0)))
+			stopping = true;
+
+		io_uring_for_each_cqe(&ring, head, cqe) {
+			struct slot *sl = &slots[cqe->user_data];
+
+			seen++;
+			inflight--;
+			freelist[nfree++] = (unsigned)cqe->user_data;
+			if (cqe->res != (int)bs)
+				note_error(w, sl->off, cqe->res < 0 ? cqe->res : -EIO);
+			else if (measuring) {
+				hist_add(&w->hist, now - sl->start_ns);
+				w->ios++;
+				w->bytes += bs;
+				__atomic_store_n(&w->live_bytes, w->bytes, __ATOMIC_RELAXED);
+				w->last_ns = now;
+				if (now >= mstart) {
+					uint64_t sec = (now - mstart) / 1000000000ULL;
+					if (sec < w->nseconds)
+						w->per_second[sec]++;
+				}
+			}
+		}
+		io_uring_cq_advance(&ring, seen);
+		if (!stopping && (s->stop && *s->stop))
+			stopping = true;
+
+		/* refill every free slot (the first pass fills them all) */
+		nfresh = 0;
+		while (!stopping && nfree > 0) {
+			struct io_uring_sqe *sqe;
+			unsigned i;
+			uint64_t off;
+
+			if (s->sequential) {
+				if (!seq_left)
+					break;
+				if (seq_next + bs > s->offset + s->length)
+					seq_next = s->offset;
+				off = seq_next;
+				seq_next += bs;
+				seq_left--;
+			} else
+				off = s->offset + (uint64_t)(((unsigned __int128)xoshiro(w->rng) * nblocks) >> 64) * bs;
+			sqe = io_uring_get_sqe(&ring);
+			if (!sqe)
+				break;
+			i = freelist[--nfree];
+			if (w->fixed_buffers)
+				io_uring_prep_read_fixed(sqe, w->fixed_files ? 0 : w->fd, iov[i].iov_base, bs, off, (int)i);
+			else
+				io_uring_prep_read(sqe, w->fixed_files ? 0 : w->fd, iov[i].iov_base, bs, off);
+			if (w->fixed_files)
+				sqe->flags |= IOSQE_FIXED_FILE;
+			sqe->user_data = i;
+			slots[i].off = off;
+			fresh[nfresh++] = i;
+			inflight++;
+		}
+		if (inflight == 0)
+			break;
+		/* stamp the reads just queued: one clock read for the batch */
+		now = io_mono_ns();
+		for (unsigned k = 0; k < nfresh; k++)
+			slots[fresh[k]].start_ns = now;
+		r = io_uring_submit_and_wait(&ring, 1);
+		if (r < 0 && r != -EINTR && r != -EAGAIN && r != -EBUSY && r != -ETIME) {
+			w->err = r;
+			break;
+		}
+	}
+	if (measuring)
+		w->cpu_ns = thread_cpu_ns() - cpu0;
+out:
+	if (ring_ok)
+		io_uring_queue_exit(&ring);
+	__atomic_add_fetch(&w->sh->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void progress_tick(const struct io_spec *s, struct worker *w, unsigned n, uint64_t t0, uint64_t *last_ios,
+			  uint64_t *last_t, struct hist *tmp)
+{
+	struct io_progress p = { 0 };
+	uint64_t now = io_mono_ns(), bytes = 0;
+
+	memset(tmp->b, 0, sizeof(tmp->b));
+	tmp->count = 0;
+	for (unsigned i = 0; i < n; i++) {
+		bytes += __atomic_load_n(&w[i].live_bytes, __ATOMIC_RELAXED);
+		for (unsigned b = 0; b < HIST_BUCKETS; b++)
+			tmp->b[b] += __atomic_load_n(&w[i].hist.b[b], __ATOMIC_RELAXED);
+	}
+	for (unsigned b = 0; b < HIST_BUCKETS; b++)
+		tmp->count += tmp->b[b];
+	tmp->min_ns = 0;
+	tmp->max_ns = UINT64_MAX;
+	p.elapsed_ns = now - t0;
+	p.total_ns = s->sequential ? 0 : s->ramp_ns + s->duration_ns;
+	p.ramping = p.elapsed_ns < s->ramp_ns;
+	p.ios = bytes / s->block_size;
+	p.bytes = bytes;
+	p.iops_now = now > *last_t ? io_rate(p.ios - *last_ios, now - *last_t) : 0;
+	p.p50_ns = hist_quantile_live(tmp, 500000);
+	*last_ios = p.ios;
+	*last_t = now;
+	s->progress(s->progress_arg, &p);
+}
+
+int io_run(int fd, const struct io_spec *s, struct io_result *res)
+{
+	struct shared sh = { 0 };
+	_cleanup_free_ struct worker *w = NULL;
+	_cleanup_free_ struct hist *tmp = NULL;
+	unsigned n = s->threads, started = 0;
+	uint64_t seed = s->seed, last_ios = 0, last_t, t0;
+	size_t nsec;
+	int r = 0;
+
+	memset(res, 0, sizeof(*res));
+	hist_init(&res->hist);
+	if (!s->block_size || !s->inflight || s->length < s->block_size || s->block_size % 512)
+		return -EINVAL;
+	if (s->sequential)
+		n = 1; /* one stream: the order of the reads is the point */
+	if (!n) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		n = c > 0 ? (unsigned)c : 1;
+	}
+	if (n > s->inflight)
+		n = s->inflight;
+	/* whole seconds of the window; a sequential run has no fixed length: 1 h of seconds */
+	nsec = s->sequential ? 3600 : (size_t)(s->duration_ns / 1000000000ULL);
+
+	w = calloc(n, sizeof(*w));
+	tmp = malloc(sizeof(*tmp));
+	if (!w || !tmp)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		w[i].s = s;
+		w[i].sh = &sh;
+		w[i].fd = fd;
+		w[i].depth = s->inflight / n + (i < s->inflight % n);
+		for (int k = 0; k < 4; k++)
+			w[i].rng[k] = splitmix64(&seed);
+		hist_init(&w[i].hist);
+		w[i].nseconds = nsec;
+		w[i].per_second = nsec ? calloc(nsec, sizeof(uint64_t)) : NULL;
+		if (nsec && !w[i].per_second) {
+			r = -ENOMEM;
+			break;
+		}
+	}
+	if (r == 0)
+		for (; started < n; started++)
+			if (pthread_create(&w[started].tid, NULL, worker_main, &w[started]) != 0) {
+				r = -EAGAIN;
+				break;
+			}
+	while (__atomic_load_n(&sh.ready, __ATOMIC_ACQUIRE) < started) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+	if (started < n) {
+		/* a thread could not start: let the others finish at once with the error */
+		for (unsigned i = 0; i < n; i++)
+			w[i].err = r;
+		n = started;
+	}
+	t0 = io_mono_ns();
+	__atomic_store_n(&sh.t0, t0, __ATOMIC_RELEASE);
+	__atomic_store_n(&sh.go, 1, __ATOMIC_RELEASE);
+	last_t = t0;
+
+	while (__atomic_load_n(&sh.done, __ATOMIC_ACQUIRE) < n) {
+		struct timespec ts = { 0, 250000000 }; /* four progress lines a second */
+		nanosleep(&ts, NULL);
+		if (s->progress)
+			progress_tick(s, w, started, t0, &last_ios, &last_t, tmp);
+	}
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(w[i].tid, NULL);
+
+	res->threads = n;
+	res->nseconds = nsec;
+	res->per_second = nsec ? calloc(nsec, sizeof(uint64_t)) : NULL;
+	for (unsigned i = 0; i < n; i++) {
+		struct worker *x = &w[i];
+
+		if (x->err < 0 && r == 0)
+			r = x->err;
+		hist_merge(&res->hist, &x->hist);
+		res->ios += x->ios;
+		res->bytes += x->bytes;
+		res->errors += x->errors;
+		res->cpu_ns += x->cpu_ns;
+		if (x->last_ns > t0 + s->ramp_ns && x->last_ns - (t0 + s->ramp_ns) > res->elapsed_ns)
+			res->elapsed_ns = x->last_ns - (t0 + s->ramp_ns);
+		for (unsigned k = 0; k < x->nerr_kept && res->nerr_kept < IO_ERR_KEEP; k++) {
+			res->err_offset[res->nerr_kept] = x->err_offset[k];
+			res->err_code[res->nerr_kept++] = x->err_code[k];
+		}
+		for (size_t k = 0; k < nsec && res->per_second; k++)
+			res->per_second[k] += x->per_second[k];
+		free(x->per_second);
+		if (i == 0) {
+			res->ring_flags = x->ring_flags;
+			res->fixed_buffers = x->fixed_buffers;
+			res->fixed_files = x->fixed_files;
+		} else {
+			res->fixed_buffers &= x->fixed_buffers;
+			res->fixed_files &= x->fixed_files;
+		}
+	}
+	if (s->sequential && res->per_second) {
+		/* keep only the whole seconds the sequential run lasted */
+		size_t whole = (size_t)(res->elapsed_ns / 1000000000ULL);
+		res->nseconds = whole < nsec ? whole : nsec;
+	} else if (res->per_second) {
+		size_t whole = (size_t)(res->elapsed_ns / 1000000000ULL);
+		if (whole < res->nseconds)
+			res->nseconds = whole; /* interrupted: the seconds it did not reach are not zeros */
+	}
+	res->interrupted = s->stop && *s->stop;
+	res->error_limit = res->errors >= s->max_errors;
+	return r;
+}
+
+void io_result_free(struct io_result *res)
+{
+	free(res->per_second);
+	res->per_second = NULL;
+}
+
+static double lat_field(json_object *run, const char *key)
+{
+	return jget_double(jget(run, "lat_us"), key);
+}
+
+size_t io_gates_eval(const struct accept_run *thr, const char *run_name, json_object *run,
+		     struct io_gate out[IO_MAX_GATES])
+{
+	size_t n = 0;
+
+#define GATE(cond, suffix, whatv, unitv, atleast, thrv, measv)                                    \
+	if (cond) {                                                                              \
+		struct io_gate *g = &out[n++];                                                   \
+		snprintf(g->name, sizeof(g->name), "%.40s-%s", run_name, suffix);                \
+		g->what = whatv, g->unit = unitv, g->at_least = atleast;                         \
+		g->threshold = (double)(thrv), g->measured = (measv);                            \
+		g->pass = atleast ? g->measured >= g->threshold : g->measured <= g->threshold;   \
+	}
+	GATE(thr->min_iops, "iops", "IOPS", "IOPS", true, thr->min_iops, (double)jget_u64(run, "iops"));
+	GATE(thr->max_p50_us, "p50", "p50", "us", false, thr->max_p50_us, lat_field(run, "p50"));
+	GATE(thr->max_p99_us, "p99", "p99", "us", false, thr->max_p99_us, lat_field(run, "p99"));
+	GATE(thr->max_p99_9_us, "p99.9", "p99.9", "us", false, thr->max_p99_9_us, lat_field(run, "p99_9"));
+	GATE(thr->min_mb_s, "mb_s", "MB/s", "MB/s", true, thr->min_mb_s, jget_double(run, "mb_s"));
+#undef GATE
+	return n;
+}
+
+void io_stability(const uint64_t *v, size_t n, struct io_stability *st)
+{
+	double sum = 0, mn, mx, sx = 0, sxx = 0, sxy = 0, slope;
+
+	memset(st, 0, sizeof(*st));
+	if (n < 3)
+		return;
+	mn = mx = (double)v[0];
+	for (size_t i = 0; i < n; i++) {
+		double y = (double)v[i], x = (double)i;
+		sum += y;
+		if (y < mn)
+			mn = y;
+		if (y > mx)
+			mx = y;
+		sx += x;
+		sxx += x * x;
+		sxy += x * y;
+	}
+	st->evaluated = true;
+	st->mean = sum / (double)n;
+	if (st->mean <= 0)
+		return;
+	slope = ((double)n * sxy - sx * sum) / ((double)n * sxx - sx * sx);
+	st->range_pct = (mx - mn) / st->mean * 100.0;
+	/* the fitted line's excursion over the window, relative to the mean */
+	st->slope_pct = slope * (double)(n - 1) / st->mean * 100.0;
+	st->steady = st->range_pct <= 20.0 && st->slope_pct >= -10.0 && st->slope_pct <= 10.0;
+}
