@@ -16,6 +16,28 @@ static const struct step steps[] = {
 	  "  --from-dumps DIR        judge the drive from nvme-cli binary dumps (id-ctrl.bin, smart-log.bin...)\n"
 	  "  --target-model MODEL    the target's model, looked up in the drive catalogue\n",
 	  step_preflight_run, step_preflight_render, STEP_SAVES_RECORD },
+	{ "backup", "the node's irreplaceable config (controller.key, ~/.ssh, netplan, fstab, hosts) as a verified tarball",
+	  "swaptool backup [--home DIR] [--root DIR] [--out FILE] [--copy-to DIR] [--skip-unreadable]\n"
+	  "  --home DIR          home of the node's user, as the node sees it (default: $SUDO_USER's, else $HOME)\n"
+	  "  --root DIR          read the backup set under DIR instead of / (offline or demo trees)\n"
+	  "  --out FILE          the tarball (default ~/HOST-swap-backup-YYYYMMDD/HOST-config.tar.gz)\n"
+	  "  --copy-to DIR       also copy it into DIR (off the drive being replaced), synced and hash-checked\n"
+	  "  --skip-unreadable   record unreadable files as skipped instead of failing (exit 3)\n",
+	  step_backup_run, step_backup_render, STEP_SAVES_RECORD },
+	{ "restore", "check a whole backup tarball, then put it back under --root atomically, with undo; then verify",
+	  "swaptool restore TARBALL [--root DIR] [--dry-run] [--map-user OLD=NEW]... [--undo-out FILE]\n"
+	  "swaptool restore --undo UNDO.tar.gz [--root DIR]\n"
+	  "  --root DIR          write under DIR (default /); only entries the manifest lists\n"
+	  "  --dry-run           say what would be created, replaced, kept or refused; write nothing\n"
+	  "  --map-user OLD=NEW  owner (user or group) OLD in the backup is NEW here (repeatable)\n"
+	  "  --undo-out FILE     where the undo tarball goes (default STATE/restore-undo-TIME.tar.gz)\n"
+	  "  --undo              put back what an earlier restore replaced and remove what it created\n",
+	  step_restore_run, step_restore_render, STEP_SAVES_RECORD },
+	{ "verify", "the live system against a backup's manifest: files, modes, owners, controller.key, fstab ids, hosts",
+	  "swaptool verify TARBALL [--root DIR] [--map-user OLD=NEW]...\n"
+	  "  --root DIR          check the tree under DIR (default /)\n"
+	  "  --map-user OLD=NEW  owner OLD in the backup is NEW here (repeatable)\n",
+	  step_verify_run, NULL, STEP_SAVES_RECORD },
 	{ "accept", "the new drive against the write-up's gates: io_uring 4 KiB O_DIRECT random reads, sequential, engine",
 	  "swaptool accept FILE|DEVICE [options]\n"
 	  "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only\n"

@@ -57,3 +57,8 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 void preflight_drive_render(const struct ctx *ctx, json_object *record); /* identity/health table */
 int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_accept_render(const struct ctx *ctx, json_object *record);
+int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_backup_render(const struct ctx *ctx, json_object *record);
+int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_restore_render(const struct ctx *ctx, json_object *record);
+int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec);

@@ -1,0 +1,750 @@
+/* SPDX-License-Identifier: MIT */
+/* Safe extraction of a validated archive under a root: plan (no writes), undo archive, atomic
+ * per-entry writes through directory fds opened with O_NOFOLLOW, the fstab trap. */
+#include "util.h"
+#include "tarball.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <time.h>
+
+static int fail(char **why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char **why, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(*why);
+	va_start(ap, fmt);
+	if (vasprintf(why, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return r;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* ---------------------------------------------------------------- names ---- */
+
+int name_map_add(struct name_map *m, const char *spec)
+{
+	const char *eq = strchr(spec, '=');
+
+	if (!eq || eq == spec || !eq[1] || strchr(eq + 1, '='))
+		return -EINVAL;
+	m->from = realloc(m->from, (m->n + 1) * sizeof(char *));
+	m->to = realloc(m->to, (m->n + 1) * sizeof(char *));
+	if (!m->from || !m->to)
+		abort();
+	m->from[m->n] = strndup(spec, (size_t)(eq - spec));
+	m->to[m->n] = xstrdup(eq + 1);
+	if (!m->from[m->n])
+		abort();
+	m->n++;
+	return 0;
+}
+
+void name_map_free(struct name_map *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->from[i]);
+		free(m->to[i]);
+	}
+	free(m->from);
+	free(m->to);
+	*m = (struct name_map){ 0 };
+}
+
+const char *name_map_apply(const struct name_map *m, const char *name)
+{
+	for (size_t i = 0; m && i < m->n; i++)
+		if (streq(m->from[i], name))
+			return m->to[i];
+	return name;
+}
+
+/* After a reinstall the names are what matters, and on an offline --root they live in its /etc. */
+static FILE *root_db(const char *root, const char *file)
+{
+	_cleanup_free_ char *p = NULL;
+
+	if (!root || streq(root, "/"))
+		return NULL;
+	p = xasprintf("%s/etc/%s", root, file);
+	return fopen(p, "re");
+}
+
+int lookup_user(const char *root, const char *name, uid_t *uid)
+{
+	_cleanup_fclose_ FILE *f = root_db(root, "passwd");
+	struct passwd *pw;
+
+	if (f) {
+		while ((pw = fgetpwent(f)))
+			if (streq(pw->pw_name, name)) {
+				*uid = pw->pw_uid;
+				return 0;
+			}
+	} else if ((pw = getpwnam(name))) {
+		*uid = pw->pw_uid;
+		return 0;
+	}
+	if (all_digits(name)) { /* stored by number: the backup had no name for it */
+		*uid = (uid_t)strtoul(name, NULL, 10);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int lookup_group(const char *root, const char *name, gid_t *gid)
+{
+	_cleanup_fclose_ FILE *f = root_db(root, "group");
+	struct group *gr;
+
+	if (f) {
+		while ((gr = fgetgrent(f)))
+			if (streq(gr->gr_name, name)) {
+				*gid = gr->gr_gid;
+				return 0;
+			}
+	} else if ((gr = getgrnam(name))) {
+		*gid = gr->gr_gid;
+		return 0;
+	}
+	if (all_digits(name)) {
+		*gid = (gid_t)strtoul(name, NULL, 10);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+const char *restore_action_name(enum restore_action a)
+{
+	static const char *const n[] = { [RA_CREATE] = "create", [RA_REPLACE] = "replace", [RA_UNCHANGED] = "unchanged",
+					 [RA_KEEP] = "keep", [RA_REMOVE] = "remove" };
+	return a < ARRAY_SIZE(n) ? n[a] : "?";
+}
+
+/* ---------------------------------------------------------------- walking ---- */
+
+/*
+ * Open the directory that holds `rel` below rootfd, one component at a time with
+ * O_NOFOLLOW: a symlink anywhere on the way (planted by this archive, an earlier restore,
+ * or anyone else) stops it with -ELOOP. *missing is set (and -ENOENT returned) at the
+ * first component that does not exist, unless `create` makes it (mode 0755).
+ */
+static int open_parent(int rootfd, const char *rel, bool create, struct strlist *created, const char **leaf,
+		       char **bad)
+{
+	_cleanup_free_ char *p = xstrdup(rel);
+	int fd = dup(rootfd);
+	char *s = p;
+
+	if (fd < 0)
+		return -errno;
+	for (char *q; (q = strchr(s, '/')); s = q + 1) {
+		int nfd;
+
+		*q = '\0';
+		nfd = openat(fd, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0 && errno == ENOENT && create) {
+			if (mkdirat(fd, s, 0755) < 0 && errno != EEXIST) {
+				int e = -errno;
+				close(fd);
+				return e;
+			}
+			if (created)
+				strlist_add(created, p);
+			nfd = openat(fd, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (nfd < 0) {
+			int e = -errno;
+			struct stat st;
+
+			if (e == -ENOTDIR && fstatat(fd, s, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+				e = -ELOOP;
+			close(fd);
+			if (bad)
+				*bad = xstrdup(p);
+			return e;
+		}
+		close(fd);
+		fd = nfd;
+		*q = '/';
+	}
+	if (leaf)
+		*leaf = rel + (s - p);
+	return fd;
+}
+
+static bool strlist_has(const struct strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (streq(l->v[i], s))
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------- plan ---- */
+
+static void plan_add(struct restore_plan *p, const struct arc_item *it, const char *dest, enum restore_action a,
+		     uid_t uid, gid_t gid)
+{
+	p->v = realloc(p->v, (p->n + 1) * sizeof(*p->v));
+	if (!p->v)
+		abort();
+	p->v[p->n++] = (struct restore_step){ .item = it, .dest = xstrdup(dest), .action = a, .uid = uid, .gid = gid };
+	if (a == RA_CREATE)
+		p->ncreate++;
+	else if (a == RA_REPLACE)
+		p->nreplace++;
+	else if (a == RA_UNCHANGED)
+		p->nunchanged++;
+	else if (a == RA_REMOVE)
+		p->nremove++;
+}
+
+static bool same_content(int dfd, const char *leaf, const struct arc_item *it)
+{
+	_cleanup_close_ int fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	char hex[65];
+	uint64_t n;
+
+	return fd >= 0 && sha256_fd(fd, hex, &n) == 0 && n == it->m->size && streq(hex, it->m->sha256);
+}
+
+/* Is this manifest path one of the profile's fstab files ("/etc/fstab" -> "etc/fstab")? */
+static bool is_fstab(const struct profile *prof, const char *home, const char *path)
+{
+	for (size_t i = 0; prof && i < prof->fstab_files.n; i++) {
+		_cleanup_free_ char *x = profile_expand(prof->fstab_files.v[i], home ? home : "/");
+		const char *q = x;
+
+		while (*q == '/')
+			q++;
+		if (streq(q, path))
+			return true;
+	}
+	return false;
+}
+
+/* Classify one destination: missing, same, or to replace; refuse a directory/non-directory swap. */
+static int classify(int rootfd, const char *dest, const struct mentry *m, const struct arc_item *it, uid_t uid,
+		    gid_t gid, enum restore_action *act, char **why)
+{
+	_cleanup_free_ char *bad = NULL;
+	const char *leaf;
+	_cleanup_close_ int dfd = open_parent(rootfd, dest, false, NULL, &leaf, &bad);
+	struct stat st;
+
+	if (dfd == -ENOENT) {
+		*act = RA_CREATE;
+		return 0;
+	}
+	if (dfd == -ELOOP)
+		return fail(why, -EBADMSG, "refusing '%s': its path goes through the symlink '%s' on the root", dest, bad);
+	if (dfd == -ENOTDIR)
+		return fail(why, -EBADMSG, "refusing '%s': '%s' on the root is not a directory", dest, bad);
+	if (dfd < 0)
+		return fail(why, dfd, "cannot open the directory of '%s' on the root: %s", dest, strerror(-dfd));
+	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)
+			return fail(why, -errno, "cannot stat '%s' on the root: %m", dest);
+		*act = RA_CREATE;
+		return 0;
+	}
+	if ((m->type == MT_DIR) != !!S_ISDIR(st.st_mode))
+		return fail(why, -EBADMSG, "refusing '%s': it would replace a %s with a %s", dest,
+			    S_ISDIR(st.st_mode) ? "directory" : "non-directory", mtype_name(m->type));
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return fail(why, -EBADMSG, "refusing '%s': the root holds a special file there", dest);
+	if (m->parent) {
+		*act = RA_UNCHANGED;
+		return 0;
+	}
+	*act = RA_REPLACE;
+	if (st.st_uid != uid || st.st_gid != gid)
+		return 0;
+	if (m->type == MT_DIR && (st.st_mode & 07777) == m->mode)
+		*act = RA_UNCHANGED;
+	else if (m->type == MT_FILE && S_ISREG(st.st_mode) && (st.st_mode & 07777) == m->mode &&
+		 (uint64_t)st.st_size == m->size && same_content(dfd, leaf, it) && st.st_nlink == 1)
+		*act = RA_UNCHANGED;
+	else if (m->type == MT_SYMLINK && S_ISLNK(st.st_mode)) {
+		char t[4096];
+		ssize_t n = readlinkat(dfd, leaf, t, sizeof(t) - 1);
+
+		if (n >= 0) {
+			t[n] = '\0';
+			if (streq(t, m->link))
+				*act = RA_UNCHANGED;
+		}
+	}
+	return 0;
+}
+
+static int owner_of(const struct arc *a, const struct restore_opts *o, const struct mentry *m, uid_t *uid, gid_t *gid,
+		    char **why)
+{
+	const char *u = name_map_apply(o->map, m->user), *g = name_map_apply(o->map, m->group);
+
+	(void)a;
+	if (lookup_user(o->root, u, uid) < 0)
+		return fail(why, -ESRCH, "the user '%s' of '%s' does not exist on this machine; create it, or pass --map-user %s=NAME",
+			    u, m->path, m->user);
+	if (lookup_group(o->root, g, gid) < 0)
+		return fail(why, -ESRCH, "the group '%s' of '%s' does not exist on this machine; create it, or pass --map-user %s=NAME",
+			    g, m->path, m->group);
+	return 0;
+}
+
+int restore_plan(const struct arc *a, const struct restore_opts *o, struct restore_plan *p, char **why)
+{
+	_cleanup_close_ int rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r;
+
+	*p = (struct restore_plan){ 0 };
+	if (rootfd < 0)
+		return fail(why, -errno, "cannot open the root '%s': %m", o->root);
+	for (size_t i = 0; i < a->n; i++) {
+		const struct arc_item *it = &a->items[i];
+		const struct mentry *m = it->m;
+		_cleanup_free_ char *dest = xstrdup(m->path);
+		enum restore_action act;
+		uid_t uid;
+		gid_t gid;
+
+		r = owner_of(a, o, m, &uid, &gid, why);
+		if (r < 0)
+			return r;
+		if (!a->man.undo && m->type == MT_FILE && is_fstab(o->profile, a->man.home, m->path)) {
+			struct restore_fstab *f;
+			_cleanup_free_ char *text = strndup((const char *)it->data, it->len);
+
+			p->fst = realloc(p->fst, (p->nfst + 1) * sizeof(*p->fst));
+			if (!p->fst || !text)
+				abort();
+			f = &p->fst[p->nfst++];
+			*f = (struct restore_fstab){ .path = xstrdup(m->path) };
+			fstab_check(text, fstab_is_crypttab(m->path), o->resolve, o->resolve_data, &f->rep);
+			if (f->rep.n > 0) {
+				/* Restoring an fstab whose devices are gone is how machines stop booting:
+				 * the current file stays, the old one goes beside it. */
+				f->kept_as = xasprintf("%s.pre-swap", m->path);
+				free(dest);
+				dest = xstrdup(f->kept_as);
+			}
+		}
+		r = classify(rootfd, dest, m, it, uid, gid, &act, why);
+		if (r < 0)
+			return r;
+		plan_add(p, it, dest, act, uid, gid);
+	}
+	/* the undo archive needs every path restore will create, intermediate directories too */
+	for (size_t i = 0; i < p->n; i++) {
+		_cleanup_free_ char *d = xstrdup(p->v[i].dest);
+
+		for (char *q = d; (q = strchr(q, '/')); q++) {
+			struct stat st;
+
+			*q = '\0';
+			if (!strlist_has(&p->created, d) && fstatat(rootfd, d, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+				strlist_add(&p->created, d);
+			*q = '/';
+		}
+		if (p->v[i].action == RA_CREATE && !strlist_has(&p->created, p->v[i].dest))
+			strlist_add(&p->created, p->v[i].dest);
+	}
+	if (a->man.undo)
+		for (size_t i = a->man.undo_created.n; i-- > 0;) {
+			const char *rel = a->man.undo_created.v[i];
+			_cleanup_free_ char *bad = NULL;
+			const char *leaf;
+			_cleanup_close_ int dfd = open_parent(rootfd, rel, false, NULL, &leaf, &bad);
+			struct stat st;
+
+			if (dfd == -ELOOP)
+				return fail(why, -EBADMSG, "refusing to remove '%s': its path goes through the symlink '%s'", rel, bad);
+			if (dfd < 0 || fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			plan_add(p, NULL, rel, RA_REMOVE, (uid_t)-1, (gid_t)-1);
+		}
+	return 0;
+}
+
+void restore_plan_free(struct restore_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i].dest);
+	free(p->v);
+	for (size_t i = 0; i < p->nfst; i++) {
+		free(p->fst[i].path);
+		free(p->fst[i].kept_as);
+		fstab_report_free(&p->fst[i].rep);
+	}
+	free(p->fst);
+	strlist_clear(&p->created);
+	*p = (struct restore_plan){ 0 };
+}
+
+/* ---------------------------------------------------------------- apply ---- */
+
+/* POSIX ACLs as the kernel stores them in system.posix_acl_*: version 2, then
+ * {le16 tag, le16 perm, le32 id} sorted by tag and id (include/uapi/linux/posix_acl_xattr.h). */
+struct kacl {
+	uint16_t tag, perm;
+	uint32_t id;
+};
+
+static int cmp_kacl(const void *a, const void *b)
+{
+	const struct kacl *x = a, *y = b;
+	if (x->tag != y->tag)
+		return x->tag < y->tag ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static size_t acl_xattr(struct archive_entry *ae, int type, const char *root, unsigned char *buf, size_t cap)
+{
+	struct kacl v[64];
+	size_t n = 0, len;
+	int t, perm, tag, qual;
+	const char *name;
+	bool extended = false, have_uo = false, have_go = false, have_o = false;
+	mode_t mode = archive_entry_perm(ae);
+
+	if (archive_entry_acl_reset(ae, type) <= 0)
+		return 0;
+	while (n < ARRAY_SIZE(v) - 3 && archive_entry_acl_next(ae, type, &t, &perm, &tag, &qual, &name) == ARCHIVE_OK) {
+		struct kacl k = { .perm = (uint16_t)(perm & 7), .id = UINT32_MAX };
+
+		switch (tag) {
+		case ARCHIVE_ENTRY_ACL_USER_OBJ: k.tag = 0x01; have_uo = true; break;
+		case ARCHIVE_ENTRY_ACL_USER: {
+			uid_t u;
+			k.tag = 0x02;
+			k.id = name && lookup_user(root, name, &u) == 0 ? (uint32_t)u : (uint32_t)qual;
+			extended = true;
+			break;
+		}
+		case ARCHIVE_ENTRY_ACL_GROUP_OBJ: k.tag = 0x04; have_go = true; break;
+		case ARCHIVE_ENTRY_ACL_GROUP: {
+			gid_t g;
+			k.tag = 0x08;
+			k.id = name && lookup_group(root, name, &g) == 0 ? (uint32_t)g : (uint32_t)qual;
+			extended = true;
+			break;
+		}
+		case ARCHIVE_ENTRY_ACL_MASK: k.tag = 0x10; extended = true; break;
+		case ARCHIVE_ENTRY_ACL_OTHER: k.tag = 0x20; have_o = true; break;
+		default: continue;
+		}
+		v[n++] = k;
+	}
+	if (type == ARCHIVE_ENTRY_ACL_TYPE_ACCESS && !extended)
+		return 0; /* the mode says it all */
+	if (type == ARCHIVE_ENTRY_ACL_TYPE_DEFAULT && n == 0)
+		return 0;
+	if (!have_uo)
+		v[n++] = (struct kacl){ 0x01, (uint16_t)((mode >> 6) & 7), UINT32_MAX };
+	if (!have_go)
+		v[n++] = (struct kacl){ 0x04, (uint16_t)((mode >> 3) & 7), UINT32_MAX };
+	if (!have_o)
+		v[n++] = (struct kacl){ 0x20, (uint16_t)(mode & 7), UINT32_MAX };
+	qsort(v, n, sizeof(v[0]), cmp_kacl);
+	len = 4 + 8 * n;
+	if (len > cap)
+		return 0;
+	buf[0] = 2, buf[1] = buf[2] = buf[3] = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *e = buf + 4 + 8 * i;
+		e[0] = (unsigned char)(v[i].tag & 0xff), e[1] = (unsigned char)(v[i].tag >> 8);
+		e[2] = (unsigned char)(v[i].perm & 0xff), e[3] = (unsigned char)(v[i].perm >> 8);
+		for (int b = 0; b < 4; b++)
+			e[4 + b] = (unsigned char)(v[i].id >> (8 * b));
+	}
+	return len;
+}
+
+/* Owner, mode, xattrs, ACLs and mtime on an open file or directory. */
+static int apply_meta(int fd, const struct restore_step *s, const char *root, char **why)
+{
+	struct archive_entry *ae = s->item->ae;
+	const struct mentry *m = s->item->m;
+	const char *name;
+	const void *value;
+	size_t size;
+	unsigned char acl[4 + 8 * 64];
+	size_t alen;
+	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_sec = m->mtime } };
+
+	if (fchown(fd, s->uid, s->gid) < 0)
+		return fail(why, -errno, "cannot give '%s' to %s:%s: %m; run restore as root", s->dest, m->user, m->group);
+	/* after chown: chown clears set-id bits */
+	if (fchmod(fd, m->mode) < 0)
+		return fail(why, -errno, "cannot set the mode of '%s': %m", s->dest);
+	archive_entry_xattr_reset(ae);
+	while (archive_entry_xattr_next(ae, &name, &value, &size) == ARCHIVE_OK)
+		if (fsetxattr(fd, name, value, size, 0) < 0)
+			return fail(why, -errno, "cannot set the extended attribute '%s' on '%s': %m", name, s->dest);
+	alen = acl_xattr(ae, ARCHIVE_ENTRY_ACL_TYPE_ACCESS, root, acl, sizeof(acl));
+	if (alen && fsetxattr(fd, "system.posix_acl_access", acl, alen, 0) < 0)
+		return fail(why, -errno, "cannot set the ACL of '%s': %m", s->dest);
+	if (m->type == MT_DIR) {
+		alen = acl_xattr(ae, ARCHIVE_ENTRY_ACL_TYPE_DEFAULT, root, acl, sizeof(acl));
+		if (alen && fsetxattr(fd, "system.posix_acl_default", acl, alen, 0) < 0)
+			return fail(why, -errno, "cannot set the default ACL of '%s': %m", s->dest);
+	}
+	if (futimens(fd, ts) < 0)
+		return fail(why, -errno, "cannot set the time of '%s': %m", s->dest);
+	return 0;
+}
+
+static int tmp_name(char buf[64])
+{
+	static unsigned counter;
+	snprintf(buf, 64, ".swaptool-restore.%d.%u", (int)getpid(), counter++);
+	return 0;
+}
+
+static int write_step(int rootfd, const struct restore_step *s, const char *root, struct strlist *created, char **why)
+{
+	const struct mentry *m = s->item->m;
+	_cleanup_free_ char *bad = NULL;
+	const char *leaf;
+	_cleanup_close_ int dfd = open_parent(rootfd, s->dest, true, created, &leaf, &bad);
+	char tmp[64];
+	int r;
+
+	if (dfd < 0)
+		return fail(why, dfd, "cannot open the directory of '%s'%s%s%s: %s", s->dest, bad ? " ('" : "",
+			    bad ? bad : "", bad ? "')" : "", strerror(-dfd));
+	if (m->type == MT_DIR) {
+		_cleanup_close_ int fd = -1;
+
+		if (s->action == RA_CREATE && mkdirat(dfd, leaf, 0700) < 0 && errno != EEXIST)
+			return fail(why, -errno, "cannot create the directory '%s': %m", s->dest);
+		fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return fail(why, -errno, "cannot open the directory '%s': %m", s->dest);
+		return apply_meta(fd, s, root, why);
+	}
+	tmp_name(tmp);
+	if (m->type == MT_FILE) {
+		_cleanup_close_ int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		const unsigned char *p = s->item->data;
+		size_t left = s->item->len;
+
+		if (fd < 0)
+			return fail(why, -errno, "cannot create a file in the directory of '%s': %m", s->dest);
+		while (left > 0) {
+			ssize_t n = write(fd, p, left);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				r = fail(why, -errno, "cannot write '%s': %m", s->dest);
+				goto bad;
+			}
+			p += n;
+			left -= (size_t)n;
+		}
+		r = apply_meta(fd, s, root, why);
+		if (r == 0 && fsync(fd) < 0)
+			r = fail(why, -errno, "cannot flush '%s': %m", s->dest);
+		if (r < 0)
+			goto bad;
+	} else if (m->type == MT_SYMLINK) {
+		struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_sec = m->mtime } };
+
+		if (symlinkat(m->link, dfd, tmp) < 0)
+			return fail(why, -errno, "cannot create the symlink '%s': %m", s->dest);
+		if (fchownat(dfd, tmp, s->uid, s->gid, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    utimensat(dfd, tmp, ts, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = fail(why, -errno, "cannot set the owner or time of the symlink '%s': %m", s->dest);
+			goto bad;
+		}
+	} else {
+		_cleanup_free_ char *tbad = NULL;
+		const char *tleaf;
+		_cleanup_close_ int tfd = open_parent(rootfd, m->link, false, NULL, &tleaf, &tbad);
+
+		if (tfd < 0 || linkat(tfd, tleaf, dfd, tmp, 0) < 0)
+			return fail(why, tfd < 0 ? tfd : -errno, "cannot link '%s' to '%s': %s", s->dest, m->link,
+				    strerror(tfd < 0 ? -tfd : errno));
+	}
+	if (renameat(dfd, tmp, dfd, leaf) < 0) {
+		r = fail(why, -errno, "cannot put '%s' in place: %m", s->dest);
+		goto bad;
+	}
+	if (fsync(dfd) < 0)
+		return fail(why, -errno, "cannot flush the directory of '%s': %m", s->dest);
+	return 0;
+bad:
+	unlinkat(dfd, tmp, 0);
+	return r;
+}
+
+static int remove_step(int rootfd, const struct restore_step *s, char **why)
+{
+	const char *leaf;
+	_cleanup_close_ int dfd = open_parent(rootfd, s->dest, false, NULL, &leaf, NULL);
+	struct stat st;
+
+	if (dfd < 0 || fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0;
+	if (unlinkat(dfd, leaf, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0 && errno != ENOTEMPTY && errno != EEXIST)
+		return fail(why, -errno, "cannot remove '%s': %m", s->dest);
+	return 0;
+}
+
+/* The undo archive: what is there now at every path the plan replaces, and what it creates. */
+static int write_undo(const struct arc *a, const struct restore_opts *o, const struct restore_plan *p, char **why)
+{
+	struct arc_source u = { 0 };
+	char sha[65];
+	uint64_t bytes;
+	char now[32];
+	int r = 0;
+
+	(void)a;
+	iso8601_utc(time(NULL), now);
+	u.man.host = xstrdup(host_name());
+	u.man.created = xstrdup(now);
+	u.man.home = a->man.home ? xstrdup(a->man.home) : NULL;
+	u.man.user = a->man.user ? xstrdup(a->man.user) : NULL;
+	u.man.undo = true;
+	for (size_t i = 0; i < p->created.n; i++)
+		strlist_add(&u.man.undo_created, p->created.v[i]);
+	for (size_t i = 0; i < p->n && r == 0; i++) {
+		const struct restore_step *s = &p->v[i];
+		_cleanup_free_ char *full = NULL;
+		struct stat st;
+		struct mentry *e;
+
+		if (s->action != RA_REPLACE)
+			continue;
+		full = xasprintf("%s/%s", o->root, s->dest);
+		if (lstat(full, &st) < 0) {
+			r = fail(why, -errno, "cannot stat '%s' to save it for undo: %m", full);
+			break;
+		}
+		e = manifest_add(&u.man, s->dest);
+		u.src = realloc(u.src, u.man.cap * sizeof(char *));
+		if (!u.src)
+			abort();
+		u.src[u.man.n - 1] = xstrdup(full);
+		e->mode = st.st_mode & 07777;
+		e->uid = st.st_uid;
+		e->gid = st.st_gid;
+		{
+			struct passwd *pw = getpwuid(st.st_uid);
+			struct group *gr = getgrgid(st.st_gid);
+			e->user = pw ? xstrdup(pw->pw_name) : xasprintf("%u", (unsigned)st.st_uid);
+			e->group = gr ? xstrdup(gr->gr_name) : xasprintf("%u", (unsigned)st.st_gid);
+		}
+		e->mtime = st.st_mtim.tv_sec;
+		if (S_ISREG(st.st_mode)) {
+			e->type = MT_FILE;
+			r = sha256_path(full, e->sha256, &e->size);
+			if (r < 0)
+				r = fail(why, r, "cannot read '%s' to save it for undo: %s", full, strerror(-r));
+		} else if (S_ISLNK(st.st_mode)) {
+			char t[4096];
+			ssize_t n = readlink(full, t, sizeof(t) - 1);
+
+			if (n < 0) {
+				r = fail(why, -errno, "cannot read the link '%s': %m", full);
+				break;
+			}
+			t[n] = '\0';
+			e->type = MT_SYMLINK;
+			e->link = xstrdup(t);
+		} else
+			e->type = MT_DIR;
+	}
+	if (r == 0) {
+		const char *dup;
+		if (manifest_index(&u.man, &dup) < 0)
+			r = fail(why, -EINVAL, "'%s' appears twice in the undo set", dup);
+	}
+	if (r == 0) {
+		_cleanup_free_ char *dir = xstrdup(o->undo_path);
+		char *sl = strrchr(dir, '/');
+
+		if (sl && sl != dir) {
+			*sl = '\0';
+			mkdir_p(dir, 0700);
+		}
+		r = arc_write(&u, o->undo_path, (uid_t)-1, (gid_t)-1, sha, &bytes, why);
+	}
+	arc_source_free(&u);
+	return r;
+}
+
+int restore_apply(const struct arc *a, const struct restore_opts *o, struct restore_plan *p, char **why)
+{
+	_cleanup_close_ int rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct strlist made = { 0 };
+	int r = 0;
+
+	if (rootfd < 0)
+		return fail(why, -errno, "cannot open the root '%s': %m", o->root);
+	if (o->undo_path && (p->nreplace > 0 || p->created.n > 0)) {
+		r = write_undo(a, o, p, why);
+		if (r < 0)
+			return r;
+	}
+	/* directories, files and symlinks in archive order (parents first), hard links after
+	 * their targets, removals (undo) deepest first, directory times last */
+	for (int pass = 0; pass < 2 && r == 0; pass++)
+		for (size_t i = 0; i < p->n && r == 0; i++) {
+			const struct restore_step *s = &p->v[i];
+
+			if (!s->item || s->action == RA_UNCHANGED || s->action == RA_KEEP)
+				continue;
+			if ((s->item->m->type == MT_HARDLINK) != (pass == 1))
+				continue;
+			r = write_step(rootfd, s, o->root, &made, why);
+		}
+	for (size_t i = 0; i < p->n && r == 0; i++)
+		if (p->v[i].action == RA_REMOVE)
+			r = remove_step(rootfd, &p->v[i], why);
+	for (size_t i = p->n; i-- > 0 && r == 0;) {
+		const struct restore_step *s = &p->v[i];
+
+		if (s->item && s->item->m->type == MT_DIR && (s->action == RA_CREATE || s->action == RA_REPLACE)) {
+			struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_sec = s->item->m->mtime } };
+			const char *leaf;
+			_cleanup_close_ int dfd = open_parent(rootfd, s->dest, false, NULL, &leaf, NULL);
+
+			if (dfd < 0 || utimensat(dfd, leaf, ts, AT_SYMLINK_NOFOLLOW) < 0)
+				r = fail(why, dfd < 0 ? dfd : -errno, "cannot set the time of '%s': %s", s->dest,
+					 strerror(dfd < 0 ? -dfd : errno));
+		}
+	}
+	strlist_clear(&made);
+	if (r == 0 && o->state_dir && a->man.nst > 0) {
+		r = mkdir_p(o->state_dir, 0700);
+		for (size_t i = 0; i < a->man.nst && r == 0; i++) {
+			_cleanup_free_ char *path = xasprintf("%s/%s", o->state_dir, a->state[i].name);
+
+			r = write_file_atomic(path, a->state[i].data, a->state[i].len, 0600);
+		}
+		if (r < 0)
+			r = fail(why, r, "cannot bring the step records back into '%s': %s", o->state_dir, strerror(-r));
+	}
+	return r;
+}

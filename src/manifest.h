@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* The backup manifest (DESIGN.md §6, schema swaptool-manifest/1): entries, JSON, path safety. */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+#define MANIFEST_NAME "swaptool-manifest.json"
+#define MANIFEST_SCHEMA "swaptool-manifest/1"
+#define STATE_DIR_NAME "swaptool-state"
+
+/*
+ * Limits on what restore accepts (and backup produces). The write-up's set is ~10 KB in a
+ * dozen files; 8,192 entries and 256 MiB are three orders of magnitude above that and keep
+ * a hostile archive (10,000 entries, a gzip bomb) from exhausting the node.
+ */
+#define ARC_MAX_ENTRIES 8192
+#define ARC_MAX_BYTES (256ULL << 20)
+#define ARC_MAX_MANIFEST (16ULL << 20)
+#define ARC_MAX_PATH 1024
+
+enum mtype { MT_FILE, MT_DIR, MT_SYMLINK, MT_HARDLINK };
+
+struct mentry {
+	char *path;       /* relative to the root, no leading '/', no trailing '/' */
+	enum mtype type;
+	uint32_t mode;    /* permission bits, 07777 */
+	uint32_t uid, gid;
+	char *user, *group; /* names: restore maps them to this machine's ids */
+	uint64_t size;
+	char sha256[65];  /* regular files; "" otherwise */
+	char *link;       /* symlink target, or the hard link's target path; NULL otherwise */
+	int64_t mtime;
+	bool parent;      /* an ancestor of a backup path, stored for ownership; never changed when present */
+};
+
+struct mstate {
+	char *name;       /* "preflight.json" */
+	uint64_t size;
+	char sha256[65];
+};
+
+struct manifest {
+	char *host, *user, *home, *created;
+	struct mentry *e;
+	size_t n, cap;
+	struct mstate *st;
+	size_t nst;
+	bool undo;                  /* an undo archive written by restore */
+	struct strlist undo_created;/* undo: paths restore created, removed again by --undo */
+	size_t *index;              /* sorted indices of e[] for manifest_find */
+};
+
+const char *mtype_name(enum mtype t);
+int mtype_parse(const char *s, enum mtype *t);
+struct mentry *manifest_add(struct manifest *m, const char *path);
+void manifest_free(struct manifest *m);
+json_object *manifest_to_json(const struct manifest *m);
+/* Parse and check a manifest; on error *why is an allocated reason. Builds the index. */
+int manifest_parse(const char *text, size_t len, struct manifest *m, char **why);
+/* (Re)build the lookup index after adding entries; -EEXIST when a path is listed twice. */
+int manifest_index(struct manifest *m, const char **dup);
+const struct mentry *manifest_find(const struct manifest *m, const char *path);
+
+/*
+ * A relative archive path that is safe to join to a root: not empty, not absolute, no
+ * "..", "." or empty component, no control characters, at most ARC_MAX_PATH bytes.
+ * Returns 0, or -EINVAL with *why a static reason ("absolute path", "'..' component").
+ */
+int path_check(const char *p, const char **why);
+/* Strip one trailing '/' (directory entries) into a new string. */
+char *path_normalize(const char *p);
+/* A state-record name: [A-Za-z0-9._-]+ ending in ".json", no leading dot. */
+bool state_name_ok(const char *name);

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/* Config tarballs through libarchive (named tarball.h: an "archive.h" here would shadow libarchive's <archive.h>
+ * on the include path): collect the backup set, write and read back, load and
+ * validate a whole archive, and extract it safely under a root (with an undo archive). */
+#pragma once
+
+#include <archive_entry.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "fstab.h"
+#include "manifest.h"
+#include "profile.h"
+
+/* ---- backup side ---- */
+
+struct named_reason {
+	char *path;
+	char *reason;
+};
+
+struct required_file {
+	char *path;    /* as the profile names it, expanded: "/home/nv/.config/flare/orbit/controller.key" */
+	bool ok;       /* present, regular, non-empty and in the archive */
+	uint64_t size;
+	char *why;     /* when not ok: "missing", "empty", "not a regular file (directory)" */
+};
+
+struct state_blob {
+	char *name;
+	unsigned char *data;
+	size_t len;
+};
+
+/* What goes into a tarball: the manifest, where each entry is read from, the state records. */
+struct arc_source {
+	struct manifest man;
+	char **src;                 /* full path on this machine of man.e[i] */
+	struct state_blob *state;   /* parallel to man.st */
+	struct named_reason *skipped;
+	size_t nskipped;
+	struct named_reason *missing; /* backup paths that do not exist (not an error) */
+	size_t nmissing;
+	struct required_file *req;
+	size_t nreq;
+	char *unreadable;           /* set when a file could not be read and skipping was not asked */
+	uint64_t data_bytes;
+};
+
+struct backup_opts {
+	const char *root;           /* "/" or a directory holding a node's tree */
+	const char *home;           /* the node user's home as the node sees it: "/home/nv" */
+	const struct profile *profile;
+	const char *state_dir;      /* NULL: no records */
+	bool skip_unreadable;
+};
+
+/* Walk the backup set. Returns 0 (check s->req / s->unreadable), or negative errno with *why. */
+int backup_collect(const struct backup_opts *o, struct arc_source *s, char **why);
+void arc_source_free(struct arc_source *s);
+
+/* Write `s` as a gzip pax tarball to `out` atomically (temp, fsync, rename, fsync dir) with
+ * mode 0600 and owner uid:gid (-1: unchanged); before the rename the temp file is read back
+ * and every entry checked against the manifest: on any difference it is removed and -EIO
+ * returned with *why. *sha256 / *bytes describe the file written. */
+int arc_write(const struct arc_source *s, const char *out, uid_t uid, gid_t gid, char sha256[65],
+	      uint64_t *bytes, char **why);
+
+/* ---- restore side ---- */
+
+struct arc_item {
+	char *path;                 /* normalized archive path */
+	struct archive_entry *ae;   /* cloned header: type, mode, owner, times, xattrs, ACLs */
+	unsigned char *data;
+	size_t len;
+	const struct mentry *m;     /* its manifest entry */
+};
+
+struct arc {
+	struct manifest man;
+	struct arc_item *items;     /* entries in archive order, without manifest and state */
+	size_t n;
+	struct state_blob *state;   /* parallel to man.st */
+	uint64_t bytes;             /* tarball size */
+	char sha256[65];            /* tarball hash */
+};
+
+/*
+ * Read the whole tarball and check it before anything is written: manifest first and well
+ * formed; every archive entry listed and every listed entry present; types, sizes, hashes,
+ * link targets; no absolute path, '..', device node, FIFO, path through a symlink of the same
+ * archive, hard link out of the set; no truncated or corrupt stream; limits. Returns 0, or
+ * -EBADMSG (hostile/corrupt: *why names the entry), -errno for I/O.
+ */
+int arc_load(const char *path, struct arc *a, char **why);
+void arc_free(struct arc *a);
+
+/* "old=new" user/group name maps (--map-user). */
+struct name_map {
+	char **from, **to;
+	size_t n;
+};
+int name_map_add(struct name_map *m, const char *spec);
+void name_map_free(struct name_map *m);
+const char *name_map_apply(const struct name_map *m, const char *name);
+
+enum restore_action { RA_CREATE, RA_REPLACE, RA_UNCHANGED, RA_KEEP, RA_REMOVE };
+const char *restore_action_name(enum restore_action a);
+
+struct restore_step {
+	const struct arc_item *item; /* NULL for an undo removal */
+	char *dest;                  /* relative path written (fstab.pre-swap for a kept fstab) */
+	enum restore_action action;
+	uid_t uid;
+	gid_t gid;
+};
+
+struct restore_fstab {
+	char *path;                  /* "etc/fstab" */
+	char *kept_as;               /* "etc/fstab.pre-swap" when the trap fired, else NULL */
+	struct fstab_report rep;
+};
+
+struct restore_opts {
+	const char *root;
+	const struct profile *profile;
+	const struct name_map *map;
+	const char *state_dir;       /* where swaptool-state/ goes; NULL: not restored */
+	const char *undo_path;       /* where the undo tarball goes; NULL: none (undo mode) */
+	fstab_resolver resolve;
+	void *resolve_data;
+};
+
+struct restore_plan {
+	struct restore_step *v;
+	size_t n;
+	struct restore_fstab *fst;
+	size_t nfst;
+	struct strlist created;      /* paths that did not exist (for the undo archive) */
+	size_t ncreate, nreplace, nunchanged, nremove;
+};
+
+/* Check the archive against the root (ancestors that are symlinks, type conflicts, owner
+ * names) and decide each entry's action, the fstab trap included. Writes nothing. */
+int restore_plan(const struct arc *a, const struct restore_opts *o, struct restore_plan *p, char **why);
+/* Save what the plan replaces into o->undo_path, then write. */
+int restore_apply(const struct arc *a, const struct restore_opts *o, struct restore_plan *p, char **why);
+void restore_plan_free(struct restore_plan *p);
+
+/* Resolve a user or group name on the root (ROOT/etc/passwd when ROOT is not "/" and has one). */
+int lookup_user(const char *root, const char *name, uid_t *uid);
+int lookup_group(const char *root, const char *name, gid_t *gid);
+
+/* ---- verify ---- */
+
+struct record;
+/* Check the live system under `root` against the manifest of `a` and add the checks to `rec`:
+ * entries present/type/content/mode/owner/links, required files (controller.key), ~/.ssh
+ * permissions, fstab identifiers, /etc/hosts. Returns the number of failed checks. */
+int verify_system(const struct arc *a, const char *root, const struct name_map *map, const struct profile *p,
+		  fstab_resolver resolve, void *resolve_data, struct record *rec);

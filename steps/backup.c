@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+/* backup: the node's irreplaceable config (controller.key, ~/.ssh, netplan, fstab, hosts) as a
+ * verified gzip pax tarball with a manifest, written atomically, optionally copied off the drive. */
+#include "steps.h"
+#include "tarball.h"
+#include "size.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+
+/* The whole disk under a device number: "nvme0n1" for nvme0n1p2 (sysfs), or NULL. */
+static char *whole_disk(dev_t dev)
+{
+	_cleanup_free_ char *link = xasprintf("/sys/dev/block/%u:%u", major(dev), minor(dev));
+	_cleanup_free_ char *real = realpath(link, NULL);
+	_cleanup_free_ char *part = NULL;
+	char *base;
+
+	if (!real)
+		return NULL;
+	part = xasprintf("%s/partition", real);
+	if (access(part, F_OK) == 0) {
+		char *slash = strrchr(real, '/');
+		if (slash)
+			*slash = '\0';
+	}
+	base = strrchr(real, '/');
+	return xstrdup(base ? base + 1 : real);
+}
+
+/* Where the tarball lies against / and the preflight source: the warning to copy it off. */
+static void check_location(struct ctx *ctx, struct record *rec, const char *out)
+{
+	_cleanup_free_ char *dir = xstrdup(out);
+	_cleanup_free_ char *here = NULL, *rootd = NULL, *srcd = NULL;
+	json_object *pf = NULL, *loc = json_object_new_object();
+	const char *src = NULL;
+	struct stat st, rs, ss;
+	bool same_root = false, same_src = false;
+
+	if (stat(dirname(dir), &st) < 0) {
+		json_object_put(loc);
+		return;
+	}
+	here = whole_disk(st.st_dev);
+	if (stat("/", &rs) == 0) {
+		rootd = whole_disk(rs.st_dev);
+		same_root = here && rootd ? streq(here, rootd) : st.st_dev == rs.st_dev;
+	}
+	if (record_load(ctx->state_dir, "preflight", &pf) == 0)
+		src = jget_str(jget(pf, "source"), "path");
+	if (src && stat(src, &ss) == 0 && S_ISBLK(ss.st_mode)) {
+		srcd = whole_disk(ss.st_rdev);
+		same_src = here && srcd && streq(here, srcd);
+	}
+	jset_str(loc, "device", here);
+	jset_str(loc, "root_device", rootd);
+	jset_str(loc, "preflight_source", src);
+	jset_str(loc, "preflight_device", srcd);
+	jset_bool(loc, "on_replaced_drive", same_root || same_src);
+	json_object_object_add(rec->root, "location", loc);
+	if (same_src)
+		record_check(rec, "location", ST_WARN,
+			     "the tarball lies on '%s', the drive being replaced (preflight source '%s'): copy it off (--copy-to DIR) before the swap",
+			     here, src);
+	else if (same_root)
+		record_check(rec, "location", ST_WARN,
+			     "the tarball lies on the same drive as / (%s), the drive being replaced: copy it off (--copy-to DIR) before the swap",
+			     here ? here : "same filesystem");
+	else
+		record_check(rec, "location", ST_PASS, "the tarball lies off the drive being replaced (%s)", here ? here : "other filesystem");
+	json_object_put(pf);
+}
+
+/* Copy the tarball into DIR: temp, fsync, rename, fsync dir, then read it back and compare hashes. */
+static int copy_to(const char *from, const char *dir, const char *want, uid_t uid, gid_t gid, char **dest, char **why)
+{
+	_cleanup_free_ char *f = xstrdup(from);
+	_cleanup_free_ char *data = NULL;
+	size_t len;
+	char hex[65];
+	int r;
+
+	*dest = xasprintf("%s/%s", dir, basename(f));
+	r = read_file_all(from, ARC_MAX_BYTES, &data, &len);
+	if (r < 0)
+		return *why = xasprintf("cannot read '%s': %s", from, strerror(-r)), r;
+	r = mkdir_p(dir, 0700);
+	if (r == 0)
+		r = write_file_atomic(*dest, data, len, 0600);
+	if (r < 0)
+		return *why = xasprintf("cannot copy the tarball to '%s': %s; check that DIR is a writable directory",
+					*dest, strerror(-r)), r;
+	if (geteuid() == 0 && uid != (uid_t)-1 && chown(*dest, uid, gid) < 0)
+		return *why = xasprintf("cannot give '%s' to the node's user: %m", *dest), -errno;
+	r = sha256_path(*dest, hex, NULL);
+	if (r < 0 || !streq(hex, want)) {
+		unlink(*dest);
+		return *why = xasprintf("the copy '%s' reads back with a different sha256; it was removed: check the medium",
+					*dest), -EIO;
+	}
+	return 0;
+}
+
+int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	static const struct option opts[] = {
+		{ "home", required_argument, NULL, 'H' },
+		{ "root", required_argument, NULL, 'r' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "copy-to", required_argument, NULL, 'c' },
+		{ "skip-unreadable", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
+		{ 0 },
+	};
+	const char *home_opt = NULL, *root = "/", *out_opt = NULL, *copy_dir = NULL;
+	bool skip_unreadable = false;
+	_cleanup_free_ char *home = NULL, *out = NULL, *why = NULL, *hp = NULL;
+	struct arc_source s = { 0 };
+	struct backup_opts bo;
+	struct stat st;
+	uid_t uid = (uid_t)-1;
+	gid_t gid = (gid_t)-1;
+	char sha[65];
+	uint64_t bytes = 0;
+	json_object *arr, *o;
+	bool req_ok = true;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'H': home_opt = optarg; break;
+		case 'r': root = optarg; break;
+		case 'o': out_opt = optarg; break;
+		case 'c': copy_dir = optarg; break;
+		case 's': skip_unreadable = true; break;
+		default: return step_bad_option(ctx, argc, argv);
+		}
+	}
+	if (optind < argc)
+		return ctx_error(ctx, EXIT_USAGE, "unexpected argument '%s'; see 'swaptool help backup'", argv[optind]);
+	if (node_home(home_opt, &home) < 0 || home[0] != '/')
+		return ctx_error(ctx, EXIT_USAGE, "no home directory for the node's user: pass --home /home/USER");
+	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
+
+	bo = (struct backup_opts){ .root = root, .home = home, .profile = ctx->profile, .state_dir = ctx->state_dir,
+				   .skip_unreadable = skip_unreadable };
+	r = backup_collect(&bo, &s, &why);
+	if (r < 0) {
+		arc_source_free(&s);
+		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
+	}
+	if (s.unreadable) {
+		ctx_error(ctx, EXIT_FAILED, "cannot read '%s' in the backup set; fix its permissions, or pass --skip-unreadable to record it as skipped",
+			  s.unreadable);
+		arc_source_free(&s);
+		return EXIT_FAILED;
+	}
+
+	jset_str(rec->root, "root", root);
+	jset_str(rec->root, "home", home);
+	jset_str(rec->root, "user", s.man.user);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < s.nreq; i++) {
+		o = json_object_new_object();
+		jset_str(o, "path", s.req[i].path);
+		jset_bool(o, "found", s.req[i].ok);
+		jset_u64(o, "bytes", s.req[i].size);
+		jset_str(o, "problem", s.req[i].why);
+		json_object_array_add(arr, o);
+		if (!s.req[i].ok) {
+			req_ok = false;
+			record_check(rec, "required", ST_FAIL, "required file '%s' is %s: without it all agents must be re-paired; no tarball written",
+				     s.req[i].path, s.req[i].why);
+		}
+	}
+	json_object_object_add(rec->root, "required", arr);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < s.nskipped; i++) {
+		o = json_object_new_object();
+		jset_str(o, "path", s.skipped[i].path);
+		jset_str(o, "reason", s.skipped[i].reason);
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(rec->root, "skipped", arr);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < s.nmissing; i++)
+		json_object_array_add(arr, json_object_new_string(s.missing[i].path));
+	json_object_object_add(rec->root, "missing", arr);
+	jset_u64(rec->root, "entries", s.man.n);
+	jset_u64(rec->root, "data_bytes", s.data_bytes);
+	jset_u64(rec->root, "state_records", s.man.nst);
+
+	if (!req_ok) {
+		json_object_object_add(rec->root, "archive", NULL);
+		arc_source_free(&s);
+		record_finish(rec);
+		return record_exit_code(rec);
+	}
+	record_check(rec, "required", ST_PASS, "%zu required file(s) present and non-empty", s.nreq);
+
+	/* the node's user owns the tarball: the owner of the home directory */
+	hp = xasprintf("%s%s", streq(root, "/") ? "" : root, home);
+	if (stat(hp, &st) == 0 && geteuid() == 0) {
+		uid = st.st_uid;
+		gid = st.st_gid;
+	}
+	if (out_opt)
+		out = xstrdup(out_opt);
+	else {
+		char day[16];
+		time_t now = time(NULL);
+		struct tm tm;
+		_cleanup_free_ char *dir = NULL;
+
+		gmtime_r(&now, &tm);
+		strftime(day, sizeof(day), "%Y%m%d", &tm);
+		dir = xasprintf("%s/%s-swap-backup-%s", hp, host_name(), day);
+		r = mkdir_p(dir, 0700);
+		if (r < 0) {
+			arc_source_free(&s);
+			return ctx_error(ctx, EXIT_FAILED, "cannot create '%s': %s; pass --out FILE", dir, strerror(-r));
+		}
+		if (uid != (uid_t)-1 && chown(dir, uid, gid) < 0) {
+			arc_source_free(&s);
+			return ctx_error(ctx, EXIT_FAILED, "cannot give '%s' to the node's user: %m", dir);
+		}
+		out = xasprintf("%s/%s-config.tar.gz", dir, host_name());
+	}
+	r = arc_write(&s, out, uid, gid, sha, &bytes, &why);
+	if (r < 0) {
+		arc_source_free(&s);
+		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
+	}
+	o = json_object_new_object();
+	jset_str(o, "path", out);
+	jset_u64(o, "bytes", bytes);
+	jset_str(o, "sha256", sha);
+	jset_str(o, "format", "gzip pax");
+	json_object_object_add(rec->root, "archive", o);
+	record_check(rec, "readback", ST_PASS, "read back: %zu entries and %zu state record(s) match the manifest's sha256",
+		     s.man.n, s.man.nst);
+	if (s.nskipped > 0) {
+		bool unread = false;
+		for (size_t i = 0; i < s.nskipped; i++)
+			if (startswith(s.skipped[i].reason, "unreadable"))
+				unread = true;
+		record_check(rec, "skipped", unread ? ST_WARN : ST_PASS, "%zu entr%s skipped: '%s' (%s)%s", s.nskipped,
+			     s.nskipped == 1 ? "y" : "ies", s.skipped[0].path, s.skipped[0].reason, s.nskipped > 1 ? ", ..." : "");
+	}
+	if (s.nmissing > 0)
+		record_check(rec, "backup-set", ST_WARN, "%zu backup path(s) do not exist: '%s'%s", s.nmissing, s.missing[0].path,
+			     s.nmissing > 1 ? ", ..." : "");
+	check_location(ctx, rec, out);
+	arr = json_object_new_array();
+	if (copy_dir) {
+		_cleanup_free_ char *dest = NULL, *cwhy = NULL;
+
+		r = copy_to(out, copy_dir, sha, uid, gid, &dest, &cwhy);
+		if (r < 0) {
+			json_object_put(arr);
+			arc_source_free(&s);
+			return ctx_error(ctx, EXIT_FAILED, "%s", cwhy);
+		}
+		o = json_object_new_object();
+		jset_str(o, "path", dest);
+		jset_str(o, "sha256", sha);
+		jset_bool(o, "verified", true);
+		json_object_array_add(arr, o);
+		record_check(rec, "copy", ST_PASS, "copied to '%s', synced, sha256 checked", dest);
+	}
+	json_object_object_add(rec->root, "copies", arr);
+	arc_source_free(&s);
+	record_finish(rec);
+	return record_exit_code(rec);
+}
+
+void step_backup_render(const struct ctx *ctx, json_object *record)
+{
+	json_object *a = jget(record, "archive"), *sk = jget(record, "skipped"), *cp = jget(record, "copies");
+	char b1[32], b2[32];
+
+	if (a) {
+		out_heading(ctx, "backup");
+		out_line(ctx, "  tarball  %s", jget_str(a, "path"));
+		out_line(ctx, "  size     %s bytes (%s)", fmt_thousands(jget_u64(a, "bytes"), b1),
+			 fmt_decimal(jget_u64(a, "bytes"), b2));
+		out_line(ctx, "  sha256   %s", jget_str(a, "sha256"));
+		out_line(ctx, "  entries  %" PRIu64 " (+ %" PRIu64 " step records)", jget_u64(record, "entries"),
+			 jget_u64(record, "state_records"));
+		for (size_t i = 0; cp && i < json_object_array_length(cp); i++)
+			out_line(ctx, "  copy     %s", jget_str(json_object_array_get_idx(cp, i), "path"));
+	}
+	if (sk && json_object_array_length(sk) > 0) {
+		_cleanup_table_ struct table *t = table_new(2);
+
+		out_heading(ctx, "skipped");
+		table_header(t, "path", "reason");
+		for (size_t i = 0; i < json_object_array_length(sk); i++) {
+			json_object *o = json_object_array_get_idx(sk, i);
+			table_row(t, jget_str(o, "path"), jget_str(o, "reason"));
+		}
+		table_print(ctx, t);
+	}
+	out_checks(ctx, record);
+	out_verdict(ctx, record, "%s", a ? "" : "no tarball written");
+}

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: MIT */
+/* restore: validate a whole backup tarball, then write it under --root atomically, keeping an
+ * undo tarball, not restoring an fstab whose devices are gone; ends by running verify. */
+#include "steps.h"
+#include "tarball.h"
+
+#include <inttypes.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static json_object *fstab_json(const struct restore_plan *p)
+{
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < p->nfst; i++) {
+		json_object *o = json_object_new_object(), *u = json_object_new_array();
+
+		jset_str(o, "path", p->fst[i].path);
+		jset_str(o, "kept_as", p->fst[i].kept_as);
+		jset_u64(o, "identifiers", p->fst[i].rep.ids);
+		for (size_t k = 0; k < p->fst[i].rep.n; k++) {
+			const struct fstab_issue *is = &p->fst[i].rep.v[k];
+			json_object *l = json_object_new_object();
+
+			jset_u64(l, "line", is->line);
+			jset_str(l, "text", is->text);
+			jset_str(l, "tag", is->tag);
+			jset_str(l, "value", is->value);
+			jset_str(l, "target", is->target);
+			jset_str(l, "breaks", is->breaks);
+			json_object_array_add(u, l);
+		}
+		json_object_object_add(o, "unresolved", u);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ "map-user", required_argument, NULL, 'm' },
+		{ "undo", no_argument, NULL, 'u' },
+		{ "undo-out", required_argument, NULL, 'U' },
+		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
+		{ 0 },
+	};
+	const char *root = "/", *tarball, *undo_out = NULL;
+	bool dry_run = false, undo = false;
+	struct name_map map = { 0 };
+	struct arc a = { 0 };
+	struct restore_plan plan = { 0 };
+	struct restore_opts ro;
+	_cleanup_free_ char *why = NULL, *undo_path = NULL;
+	struct stat st;
+	json_object *o, *arr;
+	int c, r, code = EXIT_FAILED;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': root = optarg; break;
+		case 'n': dry_run = true; break;
+		case 'u': undo = true; break;
+		case 'U': undo_out = optarg; break;
+		case 'm':
+			if (name_map_add(&map, optarg) < 0) {
+				name_map_free(&map);
+				return ctx_error(ctx, EXIT_USAGE, "bad --map-user '%s'; write it as OLD=NEW", optarg);
+			}
+			break;
+		default:
+			name_map_free(&map);
+			return step_bad_option(ctx, argc, argv);
+		}
+	}
+	if (optind + 1 != argc) {
+		name_map_free(&map);
+		return ctx_error(ctx, EXIT_USAGE, "restore needs one TARBALL (or --undo UNDO.tar.gz); see 'swaptool help restore'");
+	}
+	tarball = argv[optind];
+	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		name_map_free(&map);
+		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
+	}
+
+	r = arc_load(tarball, &a, &why);
+	if (r < 0) {
+		ctx_error(ctx, EXIT_FAILED, "%s; nothing was written", why ? why : strerror(-r));
+		goto out;
+	}
+	if (a.man.undo != undo) {
+		ctx_error(ctx, EXIT_FAILED, undo ? "'%s' is not an undo tarball; nothing was written"
+						 : "'%s' is an undo tarball; run 'swaptool restore --undo %s'; nothing was written",
+			  tarball, tarball);
+		goto out;
+	}
+	if (!undo && !dry_run) {
+		char stamp[32];
+		time_t now = time(NULL);
+		struct tm tm;
+
+		gmtime_r(&now, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+		undo_path = undo_out ? xstrdup(undo_out) : xasprintf("%s/restore-undo-%s.tar.gz", ctx->state_dir, stamp);
+	}
+	ro = (struct restore_opts){ .root = root, .profile = ctx->profile, .map = &map,
+				    .state_dir = undo ? NULL : ctx->state_dir, .undo_path = undo_path,
+				    .resolve = fstab_resolve_blkid };
+	r = restore_plan(&a, &ro, &plan, &why);
+	if (r < 0) {
+		ctx_error(ctx, EXIT_FAILED, "%s; nothing was written", why ? why : strerror(-r));
+		goto out;
+	}
+
+	o = json_object_new_object();
+	jset_str(o, "path", tarball);
+	jset_u64(o, "bytes", a.bytes);
+	jset_str(o, "sha256", a.sha256);
+	jset_str(o, "host", a.man.host);
+	jset_str(o, "created", a.man.created);
+	jset_u64(o, "entries", a.man.n);
+	json_object_object_add(rec->root, "archive", o);
+	jset_str(rec->root, "root", root);
+	jset_bool(rec->root, "dry_run", dry_run);
+	jset_bool(rec->root, "undo_mode", undo);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < plan.n; i++) {
+		o = json_object_new_object();
+		jset_str(o, "path", plan.v[i].dest);
+		jset_str(o, "action", restore_action_name(plan.v[i].action));
+		jset_str(o, "type", plan.v[i].item ? mtype_name(plan.v[i].item->m->type) : NULL);
+		json_object_array_add(arr, o);
+	}
+	json_object_object_add(rec->root, "actions", arr);
+	o = json_object_new_object();
+	jset_u64(o, "create", plan.ncreate);
+	jset_u64(o, "replace", plan.nreplace);
+	jset_u64(o, "unchanged", plan.nunchanged);
+	jset_u64(o, "remove", plan.nremove);
+	json_object_object_add(rec->root, "counts", o);
+	json_object_object_add(rec->root, "fstab", fstab_json(&plan));
+	record_check(rec, "archive", ST_PASS, "%zu entries and %zu step record(s) checked against the manifest: no absolute path, "
+		     "'..', symlink crossing, device node or hash mismatch", a.man.n, a.man.nst);
+	for (size_t i = 0; i < plan.nfst; i++) {
+		const struct restore_fstab *f = &plan.fst[i];
+
+		if (f->kept_as)
+			record_check(rec, "fstab", ST_WARN, "'/%s' kept: %zu line(s) name devices that are not on this machine "
+				     "(line %u: %s=%s, %s); the old file %s '/%s'", f->path, f->rep.n, f->rep.v[0].line,
+				     f->rep.v[0].tag, f->rep.v[0].value, f->rep.v[0].breaks, dry_run ? "would go to" : "is in",
+				     f->kept_as);
+		else
+			record_check(rec, "fstab", ST_PASS, "'/%s': its %zu identifier(s) resolve on this machine", f->path, f->rep.ids);
+	}
+	if (dry_run) {
+		json_object_object_add(rec->root, "undo", NULL);
+		record_check(rec, "dry-run", ST_PASS, "nothing written: %zu to create, %zu to replace, %zu unchanged", plan.ncreate,
+			     plan.nreplace, plan.nunchanged);
+		record_finish(rec);
+		code = record_exit_code(rec);
+		goto out;
+	}
+	r = restore_apply(&a, &ro, &plan, &why);
+	if (r < 0) {
+		if (undo_path && access(undo_path, F_OK) == 0)
+			ctx_error(ctx, EXIT_FAILED, "%s; what was replaced is in '%s': 'swaptool restore --undo %s' puts it back",
+				  why, undo_path, undo_path);
+		else
+			ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
+		goto out;
+	}
+	o = json_object_new_object();
+	if (undo_path && access(undo_path, F_OK) == 0) {
+		jset_str(o, "path", undo_path);
+		jset_u64(o, "saved", plan.nreplace);
+		jset_u64(o, "created", plan.created.n);
+		json_object_object_add(rec->root, "undo", o);
+	} else {
+		json_object_put(o);
+		json_object_object_add(rec->root, "undo", NULL);
+	}
+	arr = json_object_new_array();
+	for (size_t i = 0; !undo && i < a.man.nst; i++)
+		json_object_array_add(arr, json_object_new_string(a.man.st[i].name));
+	json_object_object_add(rec->root, "state_restored", arr);
+	record_check(rec, "written", ST_PASS, "%zu created, %zu replaced, %zu unchanged%s%s", plan.ncreate, plan.nreplace,
+		     plan.nunchanged, undo ? "" : "; undo: ", undo ? (plan.nremove ? ", created paths removed" : "")
+								  : jget_str(jget(rec->root, "undo"), "path") ?: "nothing to undo");
+	if (!undo) {
+		struct record vr = { 0 };
+
+		if (record_init(&vr, "verify") == 0) {
+			json_object *vo = json_object_new_object();
+			int failed = verify_system(&a, root, &map, ctx->profile, fstab_resolve_blkid, NULL, &vr);
+
+			record_finish(&vr);
+			jset_str(vr.root, "root", root);
+			record_save(&vr, ctx->state_dir);
+			jset_str(vo, "verdict", jget_str(vr.root, "verdict"));
+			json_object_object_add(vo, "checks", json_object_get(vr.checks));
+			json_object_object_add(rec->root, "verify", vo);
+			record_check(rec, "verify", failed ? ST_FAIL : ST_PASS, "verify: %s (%d check%s failed)",
+				     jget_str(vr.root, "verdict"), failed, failed == 1 ? "" : "s");
+			record_free(&vr);
+		}
+	}
+	record_finish(rec);
+	code = record_exit_code(rec);
+out:
+	fstab_blkid_reset();
+	restore_plan_free(&plan);
+	arc_free(&a);
+	name_map_free(&map);
+	return code;
+}
+
+void step_restore_render(const struct ctx *ctx, json_object *record)
+{
+	json_object *acts = jget(record, "actions"), *fst = jget(record, "fstab"), *undo = jget(record, "undo");
+	json_object *ver = jget(record, "verify");
+	size_t n = acts ? json_object_array_length(acts) : 0;
+
+	out_heading(ctx, "%s%s", jget_bool(record, "dry_run") ? "restore (dry run): " : "restore: ",
+		    jget_str(jget(record, "archive"), "path"));
+	if (n) {
+		_cleanup_table_ struct table *t = table_new(3);
+		size_t shown = 0;
+
+		table_header(t, "action", "type", "path");
+		for (size_t i = 0; i < n; i++) {
+			json_object *o = json_object_array_get_idx(acts, i);
+
+			/* unchanged entries are counted, not listed, once there are many */
+			if (n > 50 && streq(jget_str(o, "action"), "unchanged"))
+				continue;
+			if (++shown > 200)
+				break;
+			table_row(t, jget_str(o, "action"), jget_str(o, "type"), jget_str(o, "path"));
+		}
+		table_print(ctx, t);
+	}
+	for (size_t i = 0; fst && i < json_object_array_length(fst); i++) {
+		json_object *f = json_object_array_get_idx(fst, i), *u = jget(f, "unresolved");
+
+		if (!jget_str(f, "kept_as"))
+			continue;
+		out_heading(ctx, "/%s kept: restoring it would break the boot", jget_str(f, "path"));
+		for (size_t k = 0; k < json_object_array_length(u); k++) {
+			json_object *l = json_object_array_get_idx(u, k);
+			out_line(ctx, "  line %" PRIu64 ": %s", jget_u64(l, "line"), jget_str(l, "text"));
+			out_line(ctx, "      %s=%s is not on this machine: %s", jget_str(l, "tag"), jget_str(l, "value"),
+				 jget_str(l, "breaks"));
+		}
+		out_line(ctx, "  the old file is '/%s'; merge what you need by hand", jget_str(f, "kept_as"));
+	}
+	if (undo && jget_str(undo, "path"))
+		out_line(ctx, "undo: swaptool restore --undo %s", jget_str(undo, "path"));
+	if (ver) {
+		json_object *tmp = json_object_new_object();
+
+		json_object_object_add(tmp, "checks", json_object_get(jget(ver, "checks")));
+		out_heading(ctx, "verify");
+		out_checks(ctx, tmp);
+		json_object_put(tmp);
+		out_heading(ctx, "restore");
+	}
+	out_checks(ctx, record);
+	out_verdict(ctx, record, "%s", "");
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* verify: the live system against a backup's manifest; identifiers in fstab resolve here. */
+#include "steps.h"
+#include "tarball.h"
+
+#include <sys/stat.h>
+
+int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	static const struct option opts[] = {
+		{ "root", required_argument, NULL, 'r' },
+		{ "map-user", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
+		{ 0 },
+	};
+	const char *root = "/", *tarball;
+	struct name_map map = { 0 };
+	struct arc a = { 0 };
+	_cleanup_free_ char *why = NULL;
+	struct stat st;
+	json_object *o;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': root = optarg; break;
+		case 'm':
+			if (name_map_add(&map, optarg) < 0) {
+				name_map_free(&map);
+				return ctx_error(ctx, EXIT_USAGE, "bad --map-user '%s'; write it as OLD=NEW", optarg);
+			}
+			break;
+		default:
+			name_map_free(&map);
+			return step_bad_option(ctx, argc, argv);
+		}
+	}
+	if (optind + 1 != argc) {
+		name_map_free(&map);
+		return ctx_error(ctx, EXIT_USAGE, "verify needs one TARBALL; see 'swaptool help verify'");
+	}
+	tarball = argv[optind];
+	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		name_map_free(&map);
+		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
+	}
+	r = arc_load(tarball, &a, &why);
+	if (r < 0) {
+		arc_free(&a);
+		name_map_free(&map);
+		return ctx_error(ctx, EXIT_FAILED, "cannot use '%s': %s", tarball, why ? why : strerror(-r));
+	}
+	o = json_object_new_object();
+	jset_str(o, "path", tarball);
+	jset_u64(o, "bytes", a.bytes);
+	jset_str(o, "sha256", a.sha256);
+	jset_str(o, "host", a.man.host);
+	jset_str(o, "created", a.man.created);
+	jset_u64(o, "entries", a.man.n);
+	json_object_object_add(rec->root, "archive", o);
+	jset_str(rec->root, "root", root);
+	verify_system(&a, root, &map, ctx->profile, fstab_resolve_blkid, NULL, rec);
+	fstab_blkid_reset();
+	arc_free(&a);
+	name_map_free(&map);
+	record_finish(rec);
+	return record_exit_code(rec);
+}
