@@ -52,6 +52,32 @@ static const struct step steps[] = {
 	  "  --force                measure even when the device is busy (may be serving)\n"
 	  "  --seed N               PRNG seed of the offsets (default: random, recorded)\n",
 	  step_accept_run, step_accept_render, STEP_SAVES_RECORD },
+	{ "report", "one signed report (report.json + SSHSIG, report.txt, report.html) from the step records",
+	  "swaptool report [--key FILE] [--out DIR] [--identity NAME] [--no-sign]\n"
+	  "  --key FILE        OpenSSH ed25519 private key; an encrypted one signs through ssh-agent\n"
+	  "                    (default as root: /etc/ssh/ssh_host_ed25519_key)\n"
+	  "  --out DIR         where report.json, report.json.sig, allowed_signers, report.txt and\n"
+	  "                    report.html go (default: STATE/report)\n"
+	  "  --identity NAME   the signer's principal in allowed_signers (default: swaptool@HOST)\n"
+	  "  --no-sign         write the report without a signature\n",
+	  step_report_run, step_report_render, STEP_SAVES_RECORD },
+	{ "verify-report", "check a report's SSH signature, its signer and its record hashes",
+	  "swaptool verify-report REPORT [--sig FILE] [--allowed-signers FILE --identity ID]\n"
+	  "  REPORT                  report.json\n"
+	  "  --sig FILE              the armoured signature (default: REPORT.sig)\n"
+	  "  --allowed-signers FILE  ssh-keygen(1) ALLOWED SIGNERS file; with --identity, the signer must be\n"
+	  "                          listed for ID and namespace swaptool-report\n"
+	  "exit: 0 good, 1 bad signature, signer not allowed or records changed, 3 unreadable or malformed\n",
+	  step_verify_report_run, step_verify_report_render, 0 },
+	{ "status", "which steps are done, their verdicts and why, and what to run next",
+	  "swaptool status [--path fresh|clone]\n"
+	  "  --path fresh|clone  the migration path: fresh install + restore (default), or filesystem-aware\n"
+	  "                      clone; without it, the records say which was taken\n",
+	  step_status_run, step_status_render, 0 },
+	{ "compare", "two accept results side by side (candidate vs reference node), with B/A ratios and gates",
+	  "swaptool compare A.json B.json\n"
+	  "  A.json, B.json  accept records (STATE/accept.json) or signed reports (report.json)\n",
+	  step_compare_run, step_compare_render, 0 },
 };
 
 static const struct step *find_step(const char *name)

@@ -57,6 +57,14 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 void preflight_drive_render(const struct ctx *ctx, json_object *record); /* identity/health table */
 int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_accept_render(const struct ctx *ctx, json_object *record);
+int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_report_render(const struct ctx *ctx, json_object *record);
+int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_verify_report_render(const struct ctx *ctx, json_object *record);
+int step_status_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_status_render(const struct ctx *ctx, json_object *record);
+int step_compare_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_compare_render(const struct ctx *ctx, json_object *record);
 int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_backup_render(const struct ctx *ctx, json_object *record);
 int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec);

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* The signed report's data: judging step records, the report verdict, record hashes, and the
+ * txt / self-contained html renderings (built in memory; the step writes the files). */
+#pragma once
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+#include "record.h"
+
+struct profile;
+
+/* The steps a report knows, in the order an operator meets them. */
+extern const char *const report_known_steps[];
+extern const size_t report_known_steps_n;
+/* The steps that must have passed for "accepted". */
+bool report_step_required(const char *step);
+
+/*
+ * Judge one step record for the report and for status:
+ *   ST_SKIP  not run (rec NULL)
+ *   ST_PASS  passed, or preflight's clone-trap finding (see below)
+ *   ST_WARN  done with warnings
+ *   ST_FAIL  failed
+ * Preflight exits 1 with verdict "fail" on the incident's geometry because the raw-clone trap is
+ * found: that is the finding, not a failed swap. It counts as done when every failing check is a
+ * clone-trap check (raw-clone, gpt-backup-header, partition-fit) and `paths` shows fs_clone or
+ * fresh_install possible. *why is a one-line reason (caller frees).
+ */
+enum status report_judge_step(const char *step, json_object *rec, char **why);
+
+/* Engine gates of an accept record: run when `engine_gates_run` is true (or, without that field,
+ * when gates named "engine..." exist); failed when any of them failed. */
+void report_engine_gates(json_object *accept, bool *run, bool *failed);
+
+enum report_verdict { RV_ACCEPTED, RV_INCOMPLETE, RV_REJECTED };
+const char *report_verdict_name(enum report_verdict v);
+/* The verdict from `steps` ({step: record}); `missing` (an array, may be NULL) gets the names of
+ * what is missing; *why (caller frees) one line. */
+enum report_verdict report_verdict(json_object *steps, json_object *missing, char **why);
+
+/* SHA-256 of a record as embedded in the report: json-c's plain serialization (keys in record
+ * order, no whitespace, no slash escaping). Re-parsing keeps that text, so it survives report.json. */
+int report_record_sha256(json_object *rec, char hex[65]);
+
+/* Assemble report.json's object from the records in state_dir. */
+int report_build(const char *state_dir, json_object **out);
+/* Check `records[].sha256` against the embedded `steps`: 0 good, -EBADMSG mismatch (why set). */
+int report_check_hashes(json_object *report, char **why);
+
+/* Human summary (report.txt) and one self-contained HTML file with inline SVG; caller frees. */
+char *report_text(json_object *report);
+char *report_html(json_object *report, const struct profile *p);
+
+/* An accept record from an accept record or a report (its steps.accept); NULL when neither. */
+json_object *report_accept_of(json_object *doc);
+/* The gates of an accept record that belong to a run ("rand16-p50" belongs to "rand16"). */
+bool report_gate_of_run(const char *gate, const char *run);

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* verify-report: check a report's SSHSIG (and allowed_signers), then its record hashes. */
+#include "steps.h"
+#include "report.h"
+#include "sign.h"
+
+#include <fcntl.h>
+
+int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	static const struct option opts[] = {
+		{ "sig", required_argument, NULL, 's' },
+		{ "allowed-signers", required_argument, NULL, 'a' },
+		{ "identity", required_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
+		{ 0 },
+	};
+	const char *report_path, *allowed = NULL, *identity = NULL, *why = NULL;
+	_cleanup_free_ char *sig_path = NULL, *armour = NULL, *text = NULL, *fp = NULL, *hwhy = NULL;
+	_cleanup_close_ int fd = -1;
+	struct sshsig sig;
+	unsigned char md[64];
+	unsigned mdlen = 0;
+	size_t alen = 0, tlen = 0;
+	json_object *doc = NULL, *s;
+	bool sig_good;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': sig_path = xstrdup(optarg); break;
+		case 'a': allowed = optarg; break;
+		case 'I': identity = optarg; break;
+		default: return step_bad_option(ctx, argc, argv);
+		}
+	}
+	if (optind + 1 != argc)
+		return ctx_error(ctx, EXIT_USAGE, "verify-report takes one REPORT (report.json); see 'swaptool help verify-report'");
+	if (!allowed != !identity)
+		return ctx_error(ctx, EXIT_USAGE, "--allowed-signers and --identity go together; see 'swaptool help verify-report'");
+	report_path = argv[optind];
+	if (!sig_path)
+		sig_path = xasprintf("%s.sig", report_path);
+
+	r = read_file_all(sig_path, 1 << 20, &armour, &alen);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "cannot read the signature '%s': %s; pass --sig FILE", sig_path, strerror(-r));
+	r = sshsig_parse(armour, alen, &sig, &why);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "malformed signature '%s': %s", sig_path, why);
+	fd = open(report_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", report_path, strerror(errno));
+	r = sshsig_hash_fd(fd, sig.hashalg, md, &mdlen);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", report_path, strerror(-r));
+
+	fp = sshkey_fingerprint(sig.pk);
+	s = json_object_new_object();
+	jset_str(s, "key_type", "ssh-ed25519");
+	jset_str(s, "fingerprint", fp);
+	jset_str(s, "namespace", sig.ns);
+	jset_str(s, "hashalg", sig.hashalg);
+	json_object_object_add(rec->root, "signature", s);
+	jset_str(rec->root, "report", report_path);
+	jset_str(rec->root, "sig", sig_path);
+
+	r = sshsig_verify(&sig, SSHSIG_NAMESPACE, md, mdlen, &why);
+	sig_good = r == 0;
+	if (sig_good)
+		record_check(rec, "signature", ST_PASS, "good %s signature by %s (namespace %s)", sig.hashalg, fp, sig.ns);
+	else if (r == -EBADMSG)
+		record_check(rec, "signature", ST_FAIL, "signed for namespace '%s', not '%s'", sig.ns, SSHSIG_NAMESPACE);
+	else
+		record_check(rec, "signature", ST_FAIL, "%s", why);
+
+	if (allowed) {
+		r = allowed_signers_check(allowed, identity, SSHSIG_NAMESPACE, sig.pk, &why);
+		if (r < 0 && r != -EPERM)
+			return ctx_error(ctx, EXIT_FAILED, "cannot read the allowed signers file '%s': %s", allowed, strerror(-r));
+		jset_str(rec->root, "identity", identity);
+		if (r == 0)
+			record_check(rec, "allowed-signer", ST_PASS, "'%s' may sign %s with %s", identity, SSHSIG_NAMESPACE, fp);
+		else
+			record_check(rec, "allowed-signer", ST_FAIL, "%s ('%s', %s)", why, identity, allowed);
+	} else
+		record_check(rec, "allowed-signer", ST_SKIP,
+			     "signer not checked against a trust list: pass --allowed-signers FILE --identity ID");
+
+	/* The hashes only mean something on a report that is what the signer signed. */
+	if (!sig_good) {
+		record_check(rec, "records", ST_SKIP, "not checked: the signature does not cover this file");
+		record_finish(rec);
+		return record_exit_code(rec);
+	}
+	r = read_file_all(report_path, 256 << 20, &text, &tlen);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", report_path, strerror(-r));
+	doc = json_tokener_parse(text);
+	if (!doc || !streq(jget_str(doc, "schema"), "swaptool-report/1")) {
+		json_object_put(doc);
+		return ctx_error(ctx, EXIT_FAILED, "'%s' is signed but is not a swaptool report (schema swaptool-report/1)",
+				 report_path);
+	}
+	r = report_check_hashes(doc, &hwhy);
+	record_check(rec, "records", r == 0 ? ST_PASS : ST_FAIL, "%s", hwhy);
+	s = jget(doc, "signer");
+	if (s && jget_str(s, "fingerprint") && !streq(jget_str(s, "fingerprint"), fp))
+		record_check(rec, "signer", ST_FAIL, "the report names signer %s but was signed by %s",
+			     jget_str(s, "fingerprint"), fp);
+	jset_str(rec->root, "report_host", jget_str(doc, "host"));
+	jset_str(rec->root, "report_verdict", jget_str(doc, "verdict"));
+	jset_str(rec->root, "report_created", jget_str(doc, "created"));
+	jset_str(rec->root, "why", jget_str(doc, "why"));
+	json_object_put(doc);
+	record_finish(rec);
+	return record_exit_code(rec);
+}
+
+void step_verify_report_render(const struct ctx *ctx, json_object *record)
+{
+	out_checks(ctx, record);
+	if (jget_str(record, "report_verdict"))
+		out_line(ctx, "\nreport: %s, made %s on %s: %s  %s", jget_str(record, "report"),
+			 jget_str(record, "report_created") ?: "?", jget_str(record, "report_host") ?: "?",
+			 jget_str(record, "report_verdict"), jget_str(record, "why") ?: "");
+	out_verdict(ctx, record, "%s", streq(jget_str(record, "verdict"), "fail") ? "do not trust this report"
+										    : "the report is authentic and intact");
+}
