@@ -48,50 +48,96 @@ static uint64_t group_overhead(ext2_filsys fs, dgrp_t g, uint64_t ngroups)
 	return o;
 }
 
+/* The next flex-group boundary strictly above `groups` (a whole flex group more when it sits on
+ * one), never past the filesystem's own group count. */
+static uint64_t flex_end(uint64_t groups, uint64_t flex, uint64_t ngroups)
+{
+	uint64_t end = flex > 1 ? groups + flex - (groups & (flex - 1)) : groups;
+
+	return end < ngroups ? end : ngroups;
+}
+
 /*
- * The smallest block count this filesystem can shrink to. Our own arithmetic, built to sit at or
- * just above resize2fs -P: enough groups for the inodes in use and for the data blocks in use
- * beside the kept groups' metadata; a flex group's worth of bitmaps and inode tables as slack
- * (with flex_bg, resize2fs must be able to place the metadata of the groups it keeps inside one
- * flex group); 50 blocks for a partial last group (below that, mke2fs and resize2fs drop it);
- * the end of the last kept group's inode table; and a margin for the extent trees that moving
- * blocks grows (one extent block per (block size / 12 - 1) data blocks).
+ * The smallest block count this filesystem can shrink to, computed from the superblock and the
+ * group layout without running resize2fs. It follows the accounting resize2fs -P uses, because
+ * a plan is only safe when resize2fs will agree to it:
+ *  - the groups needed for the inodes in use come first;
+ *  - data blocks are what is allocated minus every group's own metadata;
+ *  - with flex_bg, the metadata of every group up to the end of the kept flex group is reserved
+ *    (a flex group's worth of inode tables as slack, so the resize can always finish), and the
+ *    groups that round up to that boundary do not count as room for data;
+ *  - the last group needs its metadata plus its share of data, at least 50 blocks (below that,
+ *    mke2fs and resize2fs drop a group), and must cover the end of its inode table;
+ *  - extents may need new tree blocks while blocks move: (blocks given up)/500, capped at one
+ *    extent block per (block size / 12 - 1) data blocks or one per inode in use.
  */
 static uint64_t min_blocks_estimate(ext2_filsys fs)
 {
-	uint64_t bpg = fs->super->s_blocks_per_group;
-	uint64_t total = ext2fs_blocks_count(fs->super);
-	uint64_t used = total - ext2fs_free_blocks_count(fs->super);
-	uint64_t inodes_used = fs->super->s_inodes_count - fs->super->s_free_inodes_count;
-	uint64_t groups = (inodes_used + fs->super->s_inodes_per_group - 1) / fs->super->s_inodes_per_group;
-	uint64_t per_group_meta = 2 + fs->inode_blocks_per_group;
-	uint64_t flex = ext2fs_has_feature_flex_bg(fs->super) ? 1ULL << fs->super->s_log_groups_per_flex : 1;
-	uint64_t meta_all = 0, data, meta, slack, need, itable_end, exts_per_block, margin;
+	const uint64_t bpg = fs->super->s_blocks_per_group, total = ext2fs_blocks_count(fs->super);
+	const uint64_t ngroups = fs->group_desc_count;
+	const uint64_t inodes_used = fs->super->s_inodes_count - fs->super->s_free_inodes_count;
+	const bool has_flex = ext2fs_has_feature_flex_bg(fs->super);
+	const uint64_t flex = has_flex ? 1ULL << fs->super->s_log_groups_per_flex : 1;
+	uint64_t data = total - ext2fs_free_blocks_count(fs->super);
+	uint64_t groups, fend, room, counted = 0, tail = 0, need, itable_end, margin, worst;
+	unsigned exts_per_block = fs->blocksize / sizeof(struct ext3_extent) - 1;
 
-	for (dgrp_t g = 0; g < fs->group_desc_count; g++)
-		meta_all += group_overhead(fs, g, fs->group_desc_count);
-	data = used > meta_all ? used - meta_all : 0;
+	for (dgrp_t g = 0; g < ngroups; g++) {
+		uint64_t o = group_overhead(fs, g, ngroups);
+		data = data > o ? data - o : 0;
+	}
+	groups = (inodes_used + fs->super->s_inodes_per_group - 1) / fs->super->s_inodes_per_group;
 	if (groups == 0)
 		groups = 1;
-	for (;;) {
-		meta = 0;
-		for (dgrp_t g = 0; g < groups; g++)
-			meta += group_overhead(fs, g, groups);
-		slack = flex > 1 ? (flex - groups % flex) * per_group_meta : 0;
-		if (groups * bpg >= data + meta + slack || groups >= fs->group_desc_count)
-			break;
-		groups++;
+	fend = has_flex ? flex_end(groups, flex, ngroups) : groups;
+
+	/* Room for data in the first `groups` groups, less the metadata reserved up to fend. */
+	room = groups * bpg;
+	for (uint64_t g = 0; g < fend; g++) {
+		uint64_t o = group_overhead(fs, (dgrp_t)g, ngroups);
+
+		if (g + 1 < groups)
+			counted += bpg - o;
+		room = room > o ? room - o : 0;
 	}
-	need = fs->super->s_first_data_block + data + meta + slack + 50;
+	while (data > room) {
+		uint64_t extra = (data - room + bpg - 1) / bpg, g = fend;
+
+		room += extra * bpg;
+		counted += bpg - group_overhead(fs, (dgrp_t)(groups - 1), ngroups);
+		groups += extra;
+		if (!has_flex)
+			fend = groups;
+		else if (groups > fend)
+			fend = flex_end(groups, flex, ngroups);
+		for (; g < fend; g++) {
+			uint64_t o = group_overhead(fs, (dgrp_t)g, ngroups);
+
+			if (g + 1 < groups)
+				counted += bpg - o;
+			room -= o;
+		}
+	}
+
+	/* The last group: metadata from it (or from 0 inside the first flex group) to fend, plus data. */
+	for (uint64_t g = has_flex && groups - 1 < flex ? 0 : groups - 1; g < fend; g++)
+		tail += group_overhead(fs, (dgrp_t)g, ngroups);
+	tail += counted < data && data - counted > 50 ? data - counted : 50;
+	tail += fs->super->s_first_data_block;
+	need = (groups - 1) * bpg + tail;
 	itable_end = ext2fs_inode_table_loc(fs, (dgrp_t)(groups - 1)) + fs->inode_blocks_per_group;
 	if (need < itable_end)
 		need = itable_end;
-	exts_per_block = fs->blocksize / sizeof(struct ext3_extent) - 1;
-	margin = total > need ? (total - need) / 500 : 0;
-	if (margin < (data + exts_per_block - 1) / exts_per_block)
-		margin = (data + exts_per_block - 1) / exts_per_block;
-	need += margin;
-	return need < total ? need : total;
+	if (need >= total)
+		return total;
+	if (ext2fs_has_feature_extents(fs->super)) {
+		worst = (data + exts_per_block - 1) / exts_per_block;
+		if (worst < inodes_used)
+			worst = inodes_used;
+		margin = (total - need) / 500;
+		need += margin < worst ? margin : worst;
+	}
+	return need;
 }
 
 int extfs_info(const char *path, uint64_t offset, struct extfs_info *info, char **why)
