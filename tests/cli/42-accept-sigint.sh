@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# SIGINT mid-run: accept stops cleanly, waits for in-flight reads, saves the record marked
+# incomplete (complete=false) and exits 130.
+. "$SRCDIR/tests/lib.sh"
+
+D=$TMP
+if [ "$(stat -f -c %T "$D")" = tmpfs ]; then
+	D=$(mktemp -d /var/tmp/swaptool-accept.XXXXXX)
+	trap 'rm -rf "$D"; cleanup_test' EXIT
+fi
+[ "$(stat -f -c %T "$D")" = tmpfs ] && skip "no disk-backed directory for O_DIRECT"
+F=$D/shard
+head -c 32M /dev/urandom >"$F"
+sync "$F"
+
+start=$(date +%s)
+"$SWAPTOOL" --json --state "$STATE" accept "$F" --working-set 16M --duration 30 --ramp 0 --inflight 8 --no-seq \
+	--force >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+sleep 2.5 # 1 s busy sample, then about 1.5 s into the 30 s run
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+took=$(($(date +%s) - start))
+OUT=$(cat "$TMP/out")
+[ "$rc" = 130 ] || { cat "$TMP/err" >&2; fail "exit $rc after SIGINT, expected 130"; }
+[ "$took" -lt 10 ] || fail "took $took s to stop after SIGINT"
+jeq '.complete' false
+jeq '.runs | length' 1
+jeq '.runs[0].complete' false
+jeq '.runs[0].ios > 0' true
+jeq '.runs[0].duration_s < 10' true
+jeq '[.checks[] | select(.id == "rand8")][0].status' fail
+jeq '.verdict' fail
+[ "$(jq -r .complete "$STATE/accept.json")" = false ] || fail "the saved record is not marked incomplete"
+ok "SIGINT: exit 130 within $took s, record saved with complete=false"
