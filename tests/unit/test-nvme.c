@@ -308,6 +308,52 @@ static void test_bad_dumps(void)
 	(void)idns;
 }
 
+/* The PCIe link from a sysfs tree laid out like /sys/class/nvme/nvme0/device (Gen4 x4, as on dgx4). */
+static void test_pcie(void)
+{
+	char root[] = "/tmp/test-nvme-sysfs.XXXXXX";
+	static const char *attrs[][2] = { { "current_link_speed", "16.0 GT/s PCIe\n" },
+					  { "max_link_speed", "16.0 GT/s PCIe\n" },
+					  { "current_link_width", "4\n" },
+					  { "max_link_width", "4\n" } };
+	struct nvme_pcie p = { 0 };
+	_cleanup_nvme_info_ struct nvme_info n = { 0 };
+	_cleanup_free_ char *why = NULL;
+
+	CHECK(mkdtemp(root) != NULL);
+	{
+		_cleanup_free_ char *dir = xasprintf("%s/class/nvme/nvme0/device", root);
+
+		CHECK(mkdir_p(dir, 0755) == 0);
+		CHECK(nvme_read_pcie("nvme0", root, &p) == -ENOENT);
+		for (size_t i = 0; i < ARRAY_SIZE(attrs); i++) {
+			_cleanup_free_ char *f = xasprintf("%s/%s", dir, attrs[i][0]);
+
+			write_bytes(f, attrs[i][1], strlen(attrs[i][1]));
+		}
+		CHECK(nvme_read_pcie("nvme0", root, &p) == 0);
+		CHECK_STR(p.current_speed, "16.0 GT/s PCIe");
+		CHECK_STR(p.max_speed, "16.0 GT/s PCIe");
+		CHECK_U64(p.current_width, 4);
+		CHECK_U64(p.max_width, 4);
+		free(p.current_speed);
+		free(p.max_speed);
+		for (size_t i = 0; i < ARRAY_SIZE(attrs); i++) {
+			_cleanup_free_ char *f = xasprintf("%s/%s", dir, attrs[i][0]);
+
+			unlink(f);
+		}
+	}
+	{
+		_cleanup_free_ char *cmd = xasprintf("rm -rf '%s'", root);
+
+		CHECK(system(cmd) == 0);
+	}
+	/* No such controller: an error that says what to do, not a crash. */
+	CHECK(nvme_read_device("nvme-does-not-exist", root, &n, &why) == -ENOENT);
+	CHECK(why && strstr(why, "--from-dumps"));
+}
+
 int main(void)
 {
 	find_srcdir();
@@ -317,5 +363,6 @@ int main(void)
 	test_layout();
 	test_parsers();
 	test_bad_dumps();
+	test_pcie();
 	return tap_done();
 }
