@@ -380,8 +380,8 @@ static void health_check(struct record *rec, struct side *src, struct side *tgt)
 		one = health_of(s, &text);
 		if (one > st)
 			st = one;
-		n = xasprintf("%s%s%s %s: %s", summary ? summary : "", summary ? "; " : "", s->label,
-			      one == ST_PASS ? "healthy" : status_name(one), text);
+		n = xasprintf("%s%s%s%s: %s", summary ? summary : "", summary ? "; " : "", s->label,
+			      one == ST_PASS ? " healthy" : "", text);
 		free(summary);
 		summary = n;
 		fields[i] = health_fields(s, one);
@@ -486,6 +486,7 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 		jset_str(src_json, "model", s.n.mn);
 		jset_str(src_json, "firmware", s.n.fr);
 		json_object_object_add(src_json, "serial", jstr_or_null(s.n.sn));
+		jset_str(src_json, "vid", jget_str(jget(rec->root, "source_identity"), "vid"));
 	}
 	class_check(rec, &s, have_target ? &t : NULL);
 	health_check(rec, &s, have_target ? &t : NULL);
@@ -504,22 +505,31 @@ static const char *cell(json_object *o, const char *key)
 	return v && *v ? v : NULL;
 }
 
-static void row(struct table *t, const char *what, const char *a, const char *b)
+static void row(struct table *t, bool two, const char *what, const char *a, const char *b)
 {
-	if (a || b)
+	if (!a && !b)
+		return;
+	if (two)
 		table_row(t, what, a, b);
+	else
+		table_row(t, what, a);
 }
 
 void preflight_drive_render(const struct ctx *ctx, json_object *record)
 {
 	json_object *id[2] = { jget(record, "source_identity"), jget(record, "target_identity") };
-	_cleanup_table_ struct table *t = table_new(3);
+	bool two = id[1] != NULL;
+	_cleanup_table_ struct table *t = NULL;
 	char buf[2][12][96];
 
 	if (!id[0] && !id[1])
 		return;
 	out_heading(ctx, "drive");
-	table_header(t, "", "source", id[1] ? "target" : "");
+	t = table_new(two ? 3 : 2);
+	if (two)
+		table_header(t, "", "source", "target");
+	else
+		table_header(t, "", "source");
 	for (unsigned i = 0; i < 2; i++) {
 		json_object *o = id[i], *cls = jget(o, "class"), *sm = jget(o, "smart"), *el = jget(o, "error_log");
 		json_object *p = jget(o, "pcie"), *nss = jget(o, "namespaces");
@@ -568,19 +578,22 @@ void preflight_drive_render(const struct ctx *ctx, json_object *record)
 		(void)tmp[1];
 	}
 #define C(i, k) (buf[i][k][0] ? buf[i][k] : NULL)
-	row(t, "model", C(0, 0), C(1, 0));
-	row(t, "firmware", C(0, 1), C(1, 1));
-	row(t, "serial", C(0, 2), C(1, 2));
-	row(t, "class", C(0, 3), C(1, 3));
-	row(t, "host memory buffer", C(0, 4), C(1, 4));
-	row(t, "power states", C(0, 5), C(1, 5));
-	row(t, "PCIe link", C(0, 6), C(1, 6));
-	row(t, "namespaces", C(0, 7), C(1, 7));
-	row(t, "use", C(0, 8), C(1, 8));
-	row(t, "temperature", C(0, 9), C(1, 9));
-	row(t, "error log", C(0, 10), C(1, 10));
+	row(t, two, "model", C(0, 0), C(1, 0));
+	row(t, two, "firmware", C(0, 1), C(1, 1));
+	row(t, two, "serial", C(0, 2), C(1, 2));
+	row(t, two, "class", C(0, 3), C(1, 3));
+	row(t, two, "host memory buffer", C(0, 4), C(1, 4));
+	row(t, two, "power states", C(0, 5), C(1, 5));
+	row(t, two, "PCIe link", C(0, 6), C(1, 6));
+	row(t, two, "namespaces", C(0, 7), C(1, 7));
+	row(t, two, "use", C(0, 8), C(1, 8));
+	row(t, two, "temperature", C(0, 9), C(1, 9));
+	row(t, two, "error log", C(0, 10), C(1, 10));
 #undef C
 	table_print(ctx, t);
 	if (jget_str(id[0], "namespace_note"))
 		out_line(ctx, "  %s", jget_str(id[0], "namespace_note"));
+	if (jget(id[0], "dumps_match_source") && !jget_bool(id[0], "dumps_match_source"))
+		out_line(ctx, "  judged from the dumps in '%s', which describe another size than the source",
+			 jget_str(id[0], "origin"));
 }

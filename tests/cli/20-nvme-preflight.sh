@@ -41,6 +41,8 @@ jeq .source_identity.class.controller "Maxio MAP1602A"
 jeq '[.checks[] | select(.id == "drive-class")][0].source.verdict' avoid
 jeq '[.checks[] | select(.id == "health")][0].source.media_errors' 0
 jeq .source_identity.dumps_match_source false
+jeq .source_identity.namespace_note null
+jeq .source.vid 0x1e4b
 ok "xg7000: avoid, healthy"
 
 # The same for people: the identity table and the write-up's units.
@@ -86,6 +88,9 @@ contains "12 media errors"
 contains "at or above the warning threshold of 80 °C"
 contains "thermal throttling: 7 T1"
 contains "32 MB host memory buffer"
+# Its namespace is smaller than the drive's total capacity (tnvmcap): said.
+jeq .source_identity.namespace_note "namespace 1 is 1.000 TB of the drive's 1.024 TB (tnvmcap)"
+jeq .source_identity.tnvmcap_bytes 1024209543168
 ok "sick: health fail, exit 1"
 
 # Without dumps an image has no NVMe identity: said, skipped, not an error.
