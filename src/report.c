@@ -644,7 +644,7 @@ static void svg_latency(FILE *f, json_object *runs, const struct profile *p)
 /* IOPS against working set, when the accept record carries a `sweep` [{working_set_bytes, iops}]. */
 static void svg_sweep(FILE *f, json_object *sweep)
 {
-	const double W = 640, H = 300, L = 70, R = 30, T = 20, B = 50;
+	const double W = 640, H = 300, L = 70, R = 60, T = 20, B = 50;
 	double xlo = INFINITY, xhi = 0, yhi = 0;
 
 	for (size_t i = 0; i < jlen(sweep); i++) {
@@ -689,6 +689,8 @@ static void svg_sweep(FILE *f, json_object *sweep)
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">working set (log scale)</text>\n",
 		L + (W - L - R) / 2, H - 12);
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">0</text>", L - 6, SY(0) + 4);
+	fprintf(f, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">"
+		   "IOPS</text>\n", T + (H - T - B) / 2, T + (H - T - B) / 2);
 	fputs("</svg>\n", f);
 #undef SX
 #undef SY

@@ -108,6 +108,10 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	}
 
 	r = mkdir_p(out, 0755);
+	if (r == 0) {
+		struct stat st;
+		r = stat(out, &st) < 0 ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	}
 	if (r < 0) {
 		json_object_put(rep);
 		return ctx_error(ctx, EXIT_FAILED, "cannot create '%s': %s; pass --out DIR", out, strerror(-r));

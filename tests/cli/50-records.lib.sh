@@ -139,3 +139,18 @@ dgx5_accept() {
 }
 EOF
 }
+
+# flip_byte FILE OFFSET: xor one byte of FILE with 1 (OFFSET from the start; negative from the end).
+flip_byte() {
+	local f=$1 off=$2 n b
+	n=$(stat -c %s "$f")
+	[ "$off" -lt 0 ] && off=$((n + off))
+	b=$(od -An -tu1 -j "$off" -N1 "$f" | tr -d ' ')
+	printf "$(printf '\\%03o' $((b ^ 1)))" | dd of="$f" bs=1 seek="$off" conv=notrunc status=none
+}
+
+# unarmour FILE OUT / armour KIND IN OUT: between an OpenSSH armour and its raw bytes.
+unarmour() { sed '1d;$d' "$1" | tr -d '\r\n' | base64 -d >"$2"; }
+armour() {
+	{ echo "-----BEGIN $1-----"; base64 -w 70 "$2"; echo "-----END $1-----"; } >"$3"
+}
