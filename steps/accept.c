@@ -165,7 +165,7 @@ static int do_run(const struct ctx *ctx, const struct io_target *t, const struct
 		jset_u64(run, "bytes_planned", o->seq_bytes);
 	jset_u64(run, "ramp_s", pr->sequential ? 0 : o->ramp_s);
 	/* duration_s: the measured window, drained reads included (what IOPS is divided by) */
-	jset_double(run, "duration_s", round((double)res.elapsed_ns / 1e6) / 1e3);
+	jset_double(run, "duration_s", round((double)res.elapsed_ns / 1e3) / 1e6);
 	jset_u64(run, "planned_duration_s", pr->sequential ? 0 : pr->duration_s);
 	jset_u64(run, "ios", res.ios);
 	jset_u64(run, "bytes", res.bytes);
