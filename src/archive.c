@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <time.h>
+#include <zlib.h>
 
 static int fail(char **why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char **why, int r, const char *fmt, ...)
@@ -774,6 +775,42 @@ static int load_entries(struct archive *r, struct arc *a, bool *seen, bool *seen
 	}
 }
 
+/* The whole gzip stream, trailer included: the tar reader stops at the end-of-archive blocks
+ * and never reaches the CRC-32 and length in the last 8 bytes, so a damaged tail would pass. */
+static int gzip_check(int fd, const char *path, char **why)
+{
+	_cleanup_(archive_readp) struct archive *r = archive_read_new();
+	struct archive_entry *ae;
+	char buf[65536];
+	unsigned char tail[8];
+	uLong crc = crc32(0L, Z_NULL, 0);
+	uint64_t len = 0;
+	struct stat st;
+	la_ssize_t n;
+
+	if (!r)
+		return -ENOMEM;
+	archive_read_support_filter_gzip(r);
+	archive_read_support_format_raw(r);
+	if (archive_read_open_fd(r, fd, 65536) != ARCHIVE_OK || archive_read_next_header(r, &ae) != ARCHIVE_OK)
+		return fail(why, -EBADMSG, "'%s' is not a gzip tarball: %s", path, archive_error_string(r));
+	if (archive_filter_code(r, 0) != ARCHIVE_FILTER_GZIP)
+		return fail(why, -EBADMSG, "'%s' is not gzip-compressed: a swaptool backup is a gzip pax tarball", path);
+	while ((n = archive_read_data(r, buf, sizeof(buf))) > 0) {
+		crc = crc32(crc, (const Bytef *)buf, (uInt)n);
+		len += (uint64_t)n;
+	}
+	if (n < 0)
+		return fail(why, -EBADMSG, "'%s' is a truncated or corrupt gzip stream: %s", path, archive_error_string(r));
+	/* RFC 1952: the member ends with CRC-32 and ISIZE (length mod 2^32), little-endian */
+	if (fstat(fd, &st) < 0 || st.st_size < 18 || pread(fd, tail, 8, st.st_size - 8) != 8)
+		return fail(why, -EBADMSG, "'%s' is too short for a gzip stream", path);
+	if ((tail[0] | tail[1] << 8 | tail[2] << 16 | (uint32_t)tail[3] << 24) != (uint32_t)crc ||
+	    (tail[4] | tail[5] << 8 | tail[6] << 16 | (uint32_t)tail[7] << 24) != (uint32_t)len)
+		return fail(why, -EBADMSG, "'%s' is a corrupt gzip stream: its CRC-32 or length does not match the data", path);
+	return 0;
+}
+
 int arc_load(const char *path, struct arc *a, char **why)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -795,6 +832,11 @@ int arc_load(const char *path, struct arc *a, char **why)
 	rr = sha256_fd(fd, a->sha256, &a->bytes);
 	if (rr < 0)
 		return fail(why, rr, "cannot read '%s': %s", path, strerror(-rr));
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return fail(why, -errno, "cannot rewind '%s': %m", path);
+	rr = gzip_check(fd, path, why);
+	if (rr < 0)
+		return rr;
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return fail(why, -errno, "cannot rewind '%s': %m", path);
 	r = archive_read_new();
