@@ -112,6 +112,8 @@ static json_object *identity_json(const struct side *s, const struct disk *src)
 		jset_bool(o, "nvme", false);
 		jset_str(o, "reason", s->unknown);
 		jset_str(o, "model", s->model);
+		/* A model from sysfs (identity unreadable) or --target-model is still judged. */
+		json_object_object_add(o, "class", s->have_class ? class_json(s) : NULL);
 		return o;
 	}
 	vid = xasprintf("0x%04" PRIx16, n->vid);
@@ -477,7 +479,6 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 		if (!t.nvme && target_model) {
 			jset_str(tid, "from", "model");
 			jset_str(tid, "reason", "not attached: judged from --target-model");
-			json_object_object_add(tid, "class", class_json(&t));
 		}
 		json_object_object_add(rec->root, "target_identity", tid);
 	} else
