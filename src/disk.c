@@ -258,3 +258,16 @@ bool disk_is_mounted(const struct disk *d)
 	}
 	return false;
 }
+
+bool disk_holds_root(const struct disk *d)
+{
+	_cleanup_free_ char *name = NULL, *p = NULL;
+	struct stat st;
+
+	if (d->kind == DISK_IMAGE || !d->sysname || stat("/", &st) < 0 || sysfs_block_name(st.st_dev, &name) < 0)
+		return false;
+	if (streq(name, d->sysname))
+		return true;
+	p = xasprintf("/sys/class/block/%s/%s", d->sysname, name);
+	return access(p, F_OK) == 0;
+}

@@ -43,3 +43,6 @@ static inline void disk_closep(struct disk *d) { disk_close(d); }
 int sysfs_block_name(unsigned long long rdev, char **name);
 /* True when the device or any of its partitions is mounted (per /proc/self/mountinfo). */
 bool disk_is_mounted(const struct disk *d);
+/* True when the running system's root filesystem lives on this disk: preflight on the node itself,
+ * where the profile's paths are measured live rather than through libext2fs. */
+bool disk_holds_root(const struct disk *d);

@@ -71,10 +71,14 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_a
 	return 0;
 }
 
-/* --target is a path when it names an existing file or device, else a size. */
+/* --target is a path when it has a '/', or when it cannot be a size (it does not start like a
+ * number) and names an existing file: "2TB" or "0" stay sizes even if such a file sits in the
+ * current directory. */
 static bool spec_is_path(const char *spec)
 {
-	return strchr(spec, '/') || access(spec, F_OK) == 0;
+	if (strchr(spec, '/'))
+		return true;
+	return !strchr("0123456789+-.", spec[0]) && access(spec, F_OK) == 0;
 }
 
 static json_object *ptable_json(const struct layout *l)
@@ -398,7 +402,7 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 		layout_free(&l);
 		return r;
 	}
-	add_paths(ctx, &a, &l, disk_is_mounted(&src), rec->root);
+	add_paths(ctx, &a, &l, disk_holds_root(&src), rec->root);
 	layout_free(&l);
 	record_finish(rec);
 	return record_exit_code(rec);

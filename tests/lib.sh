@@ -56,11 +56,15 @@ need_loop() {
 attach() {
 	DEV=$(losetup -f --show "$@") || skip "losetup failed"
 	LOOPS+=("$DEV")
-	partx -a "$DEV" 2>/dev/null || true
-	local i
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		[ -z "$(ls /sys/block/"$(basename "$DEV")"/ | grep -E "^$(basename "$DEV")p[0-9]+$" || true)" ] && break
-		[ -b "${DEV}p1" ] && break
-		sleep 0.2
+	# Partitions the table lists (read from the device, not the kernel); wait for their nodes,
+	# retrying partx: on a loaded machine the nodes can take a moment to appear.
+	local n i
+	n=$(partx -s -g -o NR "$DEV" 2>/dev/null | wc -l)
+	[ "$n" -gt 0 ] || return 0
+	for i in $(seq 50); do
+		partx -a "$DEV" 2>/dev/null || partx -u "$DEV" 2>/dev/null || true
+		[ -b "${DEV}p$n" ] && return 0
+		sleep 0.1
 	done
+	echo "warning: partition nodes for $DEV did not appear" >&2
 }

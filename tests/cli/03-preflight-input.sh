@@ -5,7 +5,7 @@
 
 img="$TMP/small.img"
 truncate -s 64M "$img"
-sgdisk -q -n1:2048:0 -t1:8300 "$img" >/dev/null
+sgdisk -n1:2048:0 -t1:8300 "$img" >/dev/null
 
 pf() { "$SWAPTOOL" --state "$STATE" preflight "$@"; }
 
@@ -29,10 +29,11 @@ run 2 pf "$img" --target 4096
 contains "too small to hold a GPT"
 ok "bad --target forms"
 
-# Forms that are accepted: bytes, sectors, decimal and binary units, a path.
-run 1 pf "$img" --target 3907029168s --json
+# Forms that are accepted: bytes, sectors, decimal and binary units, a path. A 64 MiB source fits
+# a 2 TB target (exit 0), not a 4096-byte-LBA one (a raw clone is invalid) nor a 32 MiB image (exit 1).
+run 0 pf "$img" --target 3907029168s --json
 jeq .target.size_bytes 2000398934016
-run 1 pf "$img" --target 2TB --json
+run 0 pf "$img" --target 2TB --json
 jeq .target.size_bytes 2000000000000
 run 1 pf "$img" --target 488378646s --target-lba-size 4096 --json
 jeq .target.size_bytes 2000398934016
