@@ -99,7 +99,7 @@ if losetup -f >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null; then
 	L=$(losetup -f --show "$TMP/src.img") || skip "losetup failed"
 	LOOPS+=("$L")
 	mkdir -p "$TMP/mnt"
-	trap 'umount "$TMP/mnt" 2>/dev/null; cleanup_test' EXIT
+	trap 'umount "$TMP/mnt" 2>/dev/null || true; cleanup_test' EXIT
 	if mount "$L" "$TMP/mnt" 2>/dev/null; then
 		printf '{"schema":"swaptool/1","step":"preflight","verdict":"warn","source":{"path":"%s"}}\n' "$L" >"$STATE/preflight.json"
 		run 0 "$SWAPTOOL" --json --state "$STATE" backup --root "$D" --home /home/nv --out "$TMP/mnt/b.tar.gz"
