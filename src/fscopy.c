@@ -281,8 +281,22 @@ static int ext_err(char **why, errcode_t e, const char *what, const char *path)
 	return e == EXT2_ET_NO_MEMORY ? -ENOMEM : -EIO;
 }
 
-/* Unmark the data blocks of every unwritten extent from `bm` (a copy of the block bitmap). */
-static errcode_t unmark_unwritten(ext2_filsys fs, ext2fs_block_bitmap bm, uint64_t *unwritten)
+static int unmark_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk, int ref_offset,
+			void *priv)
+{
+	struct { ext2fs_block_bitmap bm; uint64_t n; } *u = priv;
+
+	(void)fs, (void)ref_blk, (void)ref_offset;
+	if (blockcnt >= 0) { /* data, not an indirect block */
+		ext2fs_unmark_block_bitmap2(u->bm, *blocknr);
+		u->n++;
+	}
+	return 0;
+}
+
+/* Unmark from `bm` (a copy of the block bitmap) the data blocks of every unwritten extent or,
+ * with `all_data`, every data block of regular files (the journal and reserved inodes kept). */
+static errcode_t unmark_data(ext2_filsys fs, ext2fs_block_bitmap bm, bool all_data, uint64_t *count)
 {
 	ext2_inode_scan scan = NULL;
 	struct ext2_inode inode;
@@ -305,18 +319,35 @@ static errcode_t unmark_unwritten(ext2_filsys fs, ext2fs_block_bitmap bm, uint64
 			continue;
 		if (e || !ino)
 			break;
-		if (!inode.i_links_count || !(inode.i_flags & EXT4_EXTENTS_FL))
+		if (!inode.i_links_count)
+			continue;
+		if (all_data) {
+			if (ino < EXT2_FIRST_INO(fs->super) || !LINUX_S_ISREG(inode.i_mode) ||
+			    (inode.i_flags & EXT4_INLINE_DATA_FL))
+				continue;
+			if (!(inode.i_flags & EXT4_EXTENTS_FL)) {
+				struct { ext2fs_block_bitmap bm; uint64_t n; } u = { bm, 0 };
+
+				/* block-mapped: data blocks only, the indirect blocks stay */
+				ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY | BLOCK_FLAG_DATA_ONLY, NULL,
+						      unmark_block, &u);
+				*count += u.n;
+				continue;
+			}
+		} else if (!(inode.i_flags & EXT4_EXTENTS_FL))
 			continue;
 		if (ext2fs_extent_open2(fs, ino, &inode, &h))
 			continue; /* not an extent tree we can read: copy its blocks, do not guess */
 		while (ext2fs_extent_get(h, op, &ex) == 0) {
 			op = EXT2_EXTENT_NEXT;
-			if (!(ex.e_flags & EXT2_EXTENT_FLAGS_LEAF) || !(ex.e_flags & EXT2_EXTENT_FLAGS_UNINIT))
+			if (!(ex.e_flags & EXT2_EXTENT_FLAGS_LEAF))
+				continue;
+			if (!all_data && !(ex.e_flags & EXT2_EXTENT_FLAGS_UNINIT))
 				continue;
 			if (!ex.e_len || ex.e_pblk + ex.e_len > ext2fs_blocks_count(fs->super))
 				continue;
 			ext2fs_unmark_block_bitmap_range2(bm, ex.e_pblk, ex.e_len);
-			*unwritten += ex.e_len;
+			*count += ex.e_len;
 		}
 		ext2fs_extent_free(h);
 	}
@@ -331,7 +362,7 @@ void ext_runs_free(struct ext_runs *er)
 	er->nruns = 0;
 }
 
-int fscopy_ext_runs(const char *src_path, uint64_t src_off, struct ext_runs *er, char **why)
+static int ext_runs(const char *src_path, uint64_t src_off, bool meta, struct ext_runs *er, char **why)
 {
 	_cleanup_(ext2fs_closep) ext2_filsys fs = NULL;
 	_cleanup_free_ char *opts = xasprintf("offset=%" PRIu64, src_off);
@@ -367,7 +398,7 @@ int fscopy_ext_runs(const char *src_path, uint64_t src_off, struct ext_runs *er,
 	/* bigalloc bitmaps count clusters: an unwritten extent may share a cluster with written
 	 * data, so there we copy every used cluster. */
 	if (!ext2fs_has_feature_bigalloc(fs->super)) {
-		e = unmark_unwritten(fs, bm, &er->unwritten_blocks);
+		e = unmark_data(fs, bm, meta, &er->unwritten_blocks);
 		if (e) {
 			ext2fs_free_block_bitmap(bm);
 			return ext_err(why, e, "cannot walk the inodes of", src_path);
@@ -409,8 +440,18 @@ int fscopy_ext_runs(const char *src_path, uint64_t src_off, struct ext_runs *er,
 	return 0;
 }
 
-int fscopy_ext(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
-	       const struct copy_opts *o, struct copy_stats *st, char **why)
+int fscopy_ext_runs(const char *src_path, uint64_t src_off, struct ext_runs *er, char **why)
+{
+	return ext_runs(src_path, src_off, false, er, why);
+}
+
+int fscopy_ext_meta_runs(const char *src_path, uint64_t src_off, struct ext_runs *er, char **why)
+{
+	return ext_runs(src_path, src_off, true, er, why);
+}
+
+static int ext_copy(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
+		    bool meta, const struct copy_opts *o, struct copy_stats *st, char **why)
 {
 	struct copy_stats dummy = { 0 };
 	struct ext_runs er;
@@ -421,7 +462,7 @@ int fscopy_ext(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, u
 	if (!st)
 		st = &dummy;
 	*st = (struct copy_stats){ 0 };
-	r = fscopy_ext_runs(src_path, src_off, &er, why);
+	r = ext_runs(src_path, src_off, meta, &er, why);
 	if (r < 0)
 		return r;
 	if (u64_mul(er.block_count, er.block_size, &fs_bytes) < 0 || fs_bytes > dst_len) {
@@ -453,4 +494,16 @@ int fscopy_ext(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, u
 		*why = xasprintf("copying the used blocks of '%s' failed: %s", src_path, strerror(-r));
 	}
 	return copier_finish(&c, r);
+}
+
+int fscopy_ext(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
+	       const struct copy_opts *o, struct copy_stats *st, char **why)
+{
+	return ext_copy(src_path, src_fd, src_off, dst_fd, dst_off, dst_len, false, o, st, why);
+}
+
+int fscopy_ext_meta(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
+		    const struct copy_opts *o, struct copy_stats *st, char **why)
+{
+	return ext_copy(src_path, src_fd, src_off, dst_fd, dst_off, dst_len, true, o, st, why);
 }

@@ -41,9 +41,16 @@ struct ext_runs {
 	size_t nruns;
 };
 int fscopy_ext_runs(const char *src_path, uint64_t src_off, struct ext_runs *er, char **why);
+/* The same with every data block of regular files left out (the journal and the reserved inodes
+ * kept): what e2image -r copies; *er's unwritten_blocks then counts all file data left out. */
+int fscopy_ext_meta_runs(const char *src_path, uint64_t src_off, struct ext_runs *er, char **why);
 void ext_runs_free(struct ext_runs *er);
 
 /* Used-block copy of the ext2/3/4 at `src_path`@`src_off` (read through `src_fd`) to
  * dst_fd@dst_off; `dst_len` is the room on the target, checked against the block count. */
 int fscopy_ext(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
 	       const struct copy_opts *o, struct copy_stats *st, char **why);
+/* Metadata-only copy (bitmaps, inode tables, directories, extent trees, journal; no file data),
+ * for a rehearsal: an e2image -r placed straight at dst_off, holes kept. */
+int fscopy_ext_meta(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
+		    const struct copy_opts *o, struct copy_stats *st, char **why);

@@ -24,6 +24,28 @@ static const struct step steps[] = {
 	  "  --copy-to DIR       also copy it into DIR (off the drive being replaced), synced and hash-checked\n"
 	  "  --skip-unreadable   record unreadable files as skipped instead of failing (exit 3)\n",
 	  step_backup_run, step_backup_render, STEP_SAVES_RECORD },
+	{ "plan", "both migration paths with exact figures and commands; --rehearse proves path 2 on throwaway copies",
+	  "swaptool plan SOURCE --target SIZE|DEVICE|IMAGE [--path fresh|clone] [--script FILE] [--rehearse [--scratch DIR]]\n"
+	  "  --target SPEC           bytes (2000398934016), sectors (3907029168s), 2TB, or a device/image\n"
+	  "  --target-lba-size N     LBA size of a bare --target count (default 512; 4096 rewrites the GPT in 4 KiB LBAs)\n"
+	  "  --lba-size N            LBA size of an image-file SOURCE (default 512)\n"
+	  "  --path fresh|clone      show only path 1 (fresh install + restore) or path 2 (clone with shrink)\n"
+	  "  --script FILE           write path 2 as a bash script that checks sizes, serials and the fingerprint\n"
+	  "                          before each destructive command\n"
+	  "  --rehearse              run path 2 on metadata-only sparse copies; the source is never written\n"
+	  "  --scratch DIR           where the rehearsal's sparse copies go (default $TMPDIR, else /var/tmp)\n"
+	  "  --home DIR              home of the node's user inside the source (for the re-fetchable sizes)\n",
+	  step_plan_run, step_plan_render, STEP_SAVES_RECORD },
+	{ "clone", "path 2 on the disks: shrink, new GPT, used-block copy, grow, check (writes only the target)",
+	  "swaptool clone SOURCE TARGET --yes [--shrink-source] [--undo FILE] [--fingerprint HEX]\n"
+	  "  --yes                   required: the whole target is overwritten\n"
+	  "  --shrink-source         allow resize2fs to shrink the source's last ext4 first (with an undo file)\n"
+	  "  --undo FILE             resize2fs undo file, on another device than the source (default STATE/...)\n"
+	  "  --fingerprint HEX       the plan's fingerprint; default: the one 'swaptool plan' saved for SOURCE\n"
+	  "  --target-lba-size N     LBA size of an image-file TARGET (default 512)\n"
+	  "  --lba-size N            LBA size of an image-file SOURCE (default 512)\n"
+	  "exit: 0 done and verified, 1 a check of the result failed, 3 refused or failed, 130 interrupted\n",
+	  step_clone_run, step_clone_render, STEP_SAVES_RECORD },
 	{ "restore", "check a whole backup tarball, then put it back under --root atomically, with undo; then verify",
 	  "swaptool restore TARBALL [--root DIR] [--dry-run] [--map-user OLD=NEW]... [--undo-out FILE]\n"
 	  "swaptool restore --undo UNDO.tar.gz [--root DIR]\n"

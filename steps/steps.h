@@ -70,3 +70,7 @@ void step_backup_render(const struct ctx *ctx, json_object *record);
 int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_restore_render(const struct ctx *ctx, json_object *record);
 int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_plan_render(const struct ctx *ctx, json_object *record);
+int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_clone_render(const struct ctx *ctx, json_object *record);

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* The migration plan as data: path 1 (fresh install + restore) as a checklist, path 2 (clone with
+ * shrink) as exact actions; its fingerprint; executors: JSON, bash script, apply, rehearse. */
+#pragma once
+
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fscopy.h"
+#include "gptwrite.h"
+#include "layout.h"
+#include "profile.h"
+#include "size.h"
+
+enum plan_act {
+	PA_CHECK,        /* sizes, serials, fingerprint, refusals: before anything is written */
+	PA_E2FSCK,       /* e2fsck -fn of a source ext filesystem: clean or refuse */
+	PA_SHRINK,       /* resize2fs of the source's last ext filesystem to the planned block count */
+	PA_WRITE_TABLE,  /* the target's GPT (written last: until then the target has no table) */
+	PA_COPY_RAW,     /* exact bytes of a partition that is not ext */
+	PA_COPY_USED,    /* used blocks of an ext filesystem */
+	PA_GROW,         /* resize2fs of the target's filesystem to fill its partition */
+	PA_FSCK,         /* e2fsck -fn of the target's filesystem */
+	PA_VERIFY,       /* the target's table and identifiers against the plan */
+	PA_MANUAL,       /* something a person does (boot, fstab) */
+};
+const char *plan_act_name(enum plan_act a); /* "copy-used-blocks" ... */
+
+struct plan_action {
+	enum plan_act kind;
+	unsigned part;          /* partition number; 0 = the whole disk */
+	uint64_t src_offset;    /* bytes */
+	uint64_t tgt_offset;    /* bytes */
+	uint64_t bytes;         /* copy-raw: exact length; copy-used: the partition's room on the target */
+	uint32_t block_size;    /* ext actions */
+	uint64_t blocks_from, blocks_to; /* shrink/grow: block counts */
+	bool destructive;       /* writes the source or the target */
+	char *title;            /* one line for people, with the figures */
+	char *precondition;
+	char *evidence;         /* what it leaves to check */
+	char *command;          /* the equivalent shell command ($SOURCE, $TARGET, $UNDO) */
+};
+
+struct plan_part {
+	unsigned number;
+	uint64_t src_start_lba, src_end_lba; /* source LBAs, inclusive */
+	uint64_t tgt_start_lba, tgt_end_lba; /* target LBAs, inclusive */
+	uint64_t offset;                     /* bytes; the same on both disks */
+	uint64_t src_bytes, tgt_bytes;
+	char type_guid[37], part_guid[37];
+	char name[148];
+	uint64_t attrs;
+	char fs_type[32], fs_uuid[64], fs_label[64];
+	bool is_ext;
+	uint32_t block_size;
+	uint64_t block_count, new_block_count, min_blocks, free_blocks;
+	bool crosses_end;
+};
+
+struct plan_step {       /* path 1: one numbered item of the checklist */
+	char *title;
+	char *command;       /* NULL when there is nothing to type */
+	char *note;
+};
+
+struct plan {
+	char fingerprint[65];        /* of the source and target as they are now */
+	char fingerprint_shrunk[65]; /* the same after the planned shrink (a rerun after it is fine) */
+	char *src_path;
+	char *src_serial, *src_model;
+	struct lba_geometry src_geo, tgt_geo;
+	char *tgt_spec;
+	char *tgt_path;              /* when the target was given as a device or image */
+	char *tgt_serial;
+	int64_t delta_bytes;
+	char table_kind[8];
+	char disk_guid[37];
+	bool raw_possible, clone_possible, needs_shrink;
+	char clone_why[256];
+	struct plan_part *parts;
+	size_t nparts;
+	struct plan_action *acts;
+	size_t nacts;
+	struct plan_step *fresh;
+	size_t nfresh;
+	uint64_t refetchable_bytes;  /* 0 when unknown */
+	uint64_t refetch_minutes;
+};
+
+/* Build the plan from a layout (layout_analyze of the source against the target). `home` is the
+ * node user's home inside the source's root filesystem ("/home/nv"), for the re-fetchable sizes;
+ * NULL skips them. */
+int plan_build(const struct layout *l, const struct profile *prof, const char *tgt_spec, const char *tgt_path,
+	       const char *tgt_serial, const char *home, struct plan *p);
+void plan_free(struct plan *p);
+
+/* The fingerprint of a layout as plan_build computes it (lower-case hex sha256). */
+void plan_fingerprint(const struct layout *l, bool shrunk, char out[65]);
+
+/* The target's GPT the plan writes. */
+void plan_gpt(const struct plan *p, struct gpt_new *t); /* t->parts allocated; free() it */
+
+/* The plan as JSON (the `plan` object of the record). */
+json_object *plan_json(const struct plan *p);
+
+/* A bash script (set -euo pipefail) that checks sizes, serials and the fingerprint before each
+ * destructive command and stops at the first surprise. `swaptool` is the command to call back. */
+char *plan_script(const struct plan *p, const char *swaptool);
+
+/* Executing path 2: the same code for `clone` and for `--rehearse`. */
+struct plan_env {
+	const char *src;             /* source device or image */
+	const char *tgt;             /* target device or image (exists, exact size) */
+	const char *undo;            /* resize2fs undo file (must not be on the source) */
+	bool shrink_source;          /* --shrink-source: resize2fs may write the source */
+	bool rehearsal;              /* scratch copies: skip the serial checks */
+	struct copy_opts copy;       /* progress and stop flag */
+	/* Called after each action with its outcome; detail is one line of evidence. */
+	void (*done)(void *ud, size_t index, const struct plan_action *a, int r, double seconds, const char *detail);
+	void *ud;
+	/* Called when an action starts (for a progress line). */
+	void (*start)(void *ud, size_t index, const struct plan_action *a);
+	char *why;                   /* set on failure */
+	int refusal;                 /* 1 when the failure is a refusal before anything was written */
+	bool target_touched;         /* something was written to the target */
+	bool source_touched;         /* resize2fs wrote the source */
+};
+int plan_apply(const struct plan *p, struct plan_env *env);
+
+/* The target read back against the plan: table valid with the backup header at the last LBA,
+ * sgdisk -v, partitions and GUIDs, filesystem UUIDs and block counts. Appends {id, status,
+ * summary} objects to `checks`; *ok false when one failed. */
+int plan_verify_target(const struct plan *p, const char *tgt, json_object *checks, bool *ok);
+
+/* --rehearse: metadata-only sparse copies of the source and a sparse target of the exact size
+ * under `scratch`, plan_apply on them, then independent checks. Results go into `checks` (an
+ * array of {id, status, summary, seconds}); returns 0 when every check passed, 1 when one
+ * failed, negative errno when it could not run (with *why). */
+struct rehearse_result {
+	json_object *actions;        /* [{n, action, partition, seconds, status, detail}] */
+	json_object *checks;         /* [{id, status, summary}] */
+	uint64_t scratch_peak_bytes; /* real disk the scratch files used, at their largest */
+	uint64_t scratch_free_bytes; /* room that was there */
+	double seconds;
+	bool ok;
+};
+int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *copy, struct rehearse_result *res,
+		  char **why);

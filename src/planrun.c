@@ -1,0 +1,875 @@
+/* SPDX-License-Identifier: MIT */
+/* Executing path 2: one executor for `clone` and `plan --rehearse`, and the rehearsal's scratch copies. */
+#include "plan.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "record.h"
+#include "util.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int set_why(char **why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int set_why(char **why, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(*why);
+	va_start(ap, fmt);
+	if (vasprintf(why, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return r;
+}
+
+/* Run a tool with an argument vector (no shell); its output (stdout+stderr, last 4 KiB) in *out. */
+static int run_tool(char *const argv[], char **out)
+{
+	int pipefd[2], status;
+	char buf[4096], tail[4096];
+	size_t tlen = 0;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+
+		dup2(null, 0);
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		setenv("E2FSPROGS_LIBMAGIC_SUPPRESS", "1", 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	for (;;) {
+		ssize_t n = read(pipefd[0], buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if ((size_t)n >= sizeof(tail)) {
+			memcpy(tail, buf + n - (sizeof(tail) - 1), sizeof(tail) - 1);
+			tlen = sizeof(tail) - 1;
+		} else {
+			if (tlen + n >= sizeof(tail)) {
+				size_t drop = tlen + n - (sizeof(tail) - 1);
+				memmove(tail, tail + drop, tlen - drop);
+				tlen -= drop;
+			}
+			memcpy(tail + tlen, buf, n);
+			tlen += n;
+		}
+	}
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (out) {
+		*out = xcalloc(1, tlen + 1);
+		memcpy(*out, tail, tlen);
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* The last non-empty line of a tool's output, for a one-line detail. */
+static const char *last_line(char *s)
+{
+	char *e;
+
+	if (!s)
+		return "";
+	e = s + strlen(s);
+	while (e > s && (e[-1] == '\n' || e[-1] == ' '))
+		*--e = '\0';
+	while (e > s && e[-1] != '\n')
+		e--;
+	return e;
+}
+
+/* The whole disk a block device belongs to (itself when it is one). */
+static dev_t whole_disk(dev_t d)
+{
+	_cleanup_free_ char *p = xasprintf("/sys/dev/block/%u:%u/partition", major(d), minor(d));
+	_cleanup_free_ char *parent = xasprintf("/sys/dev/block/%u:%u/../dev", major(d), minor(d));
+	_cleanup_free_ char *v = NULL;
+	unsigned ma, mi;
+
+	if (access(p, F_OK) != 0)
+		return d;
+	if (read_attr(parent, &v) < 0 || sscanf(v, "%u:%u", &ma, &mi) != 2)
+		return d;
+	return makedev(ma, mi);
+}
+
+/* The file behind a loop device, or NULL. */
+static char *loop_backing(dev_t d)
+{
+	_cleanup_free_ char *p = xasprintf("/sys/dev/block/%u:%u/loop/backing_file", major(whole_disk(d)),
+					   minor(whole_disk(d)));
+	char *v = NULL;
+
+	if (read_attr(p, &v) < 0) {
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* True when writing `b` could touch `a`: the same file or device, one a partition of the
+ * other, or a loop device over the other's file. */
+static bool overlaps(const char *pa, const struct stat *a, const char *pb, const struct stat *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+
+	if (S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode))
+		return whole_disk(a->st_rdev) == whole_disk(b->st_rdev);
+	if (S_ISREG(a->st_mode) && S_ISREG(b->st_mode))
+		return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+	if (!realpath(pa, ra) || !realpath(pb, rb))
+		return false;
+	{
+		const struct stat *blk = S_ISBLK(a->st_mode) ? a : b;
+		const char *file = S_ISBLK(a->st_mode) ? rb : ra;
+		_cleanup_free_ char *back = loop_backing(blk->st_rdev);
+
+		return back && streq(back, file);
+	}
+}
+
+static int open_disk(const char *path, bool write, int *fd, uint64_t *bytes, uint32_t *lba, bool *blk)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	*blk = S_ISBLK(st.st_mode);
+	if (!*blk && !S_ISREG(st.st_mode))
+		return -ENOTBLK;
+	/* O_EXCL on a block device fails with EBUSY while it or a partition of it is mounted or
+	 * claimed (md, dm, another swaptool): the kernel's own "in use". */
+	*fd = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (*blk ? O_EXCL : 0));
+	if (*fd < 0)
+		return -errno;
+	if (*blk) {
+		int ssz = 0;
+
+		if (ioctl(*fd, BLKGETSIZE64, bytes) < 0 || ioctl(*fd, BLKSSZGET, &ssz) < 0) {
+			int r = -errno;
+			close(*fd);
+			*fd = -1;
+			return r;
+		}
+		*lba = ssz;
+	} else {
+		*bytes = st.st_size;
+		*lba = 0;
+	}
+	return 0;
+}
+
+static char *fs_path(const char *dev, uint64_t off)
+{
+	return xasprintf("%s?offset=%" PRIu64, dev, off);
+}
+
+struct run {
+	const struct plan *p;
+	struct plan_env *env;
+	bool wiped;
+	char *detail;
+};
+
+static int act_check(struct run *R)
+{
+	const struct plan *p = R->p;
+	struct plan_env *env = R->env;
+	struct stat ss, ts;
+	_cleanup_close_ int sfd = -1, tfd = -1;
+	uint64_t sbytes, tbytes;
+	uint32_t slba, tlba;
+	bool sblk, tblk;
+	int r;
+
+	env->refusal = 1;
+	if (stat(env->src, &ss) < 0)
+		return set_why(&env->why, -errno, "cannot open the source '%s': %m", env->src);
+	if (stat(env->tgt, &ts) < 0)
+		return set_why(&env->why, -errno, "cannot open the target '%s': %m; create the image at %" PRIu64
+				" bytes or name the new drive", env->tgt, p->tgt_geo.bytes);
+	if (overlaps(env->src, &ss, env->tgt, &ts))
+		return set_why(&env->why, -EINVAL, "the target '%s' is the source '%s' or overlaps it; name the new drive",
+			       env->tgt, env->src);
+	r = open_disk(env->src, false, &sfd, &sbytes, &slba, &sblk);
+	if (r == -EBUSY)
+		return set_why(&env->why, r, "the source '%s' is mounted or held by another program; unmount it (boot a live "
+				"environment) and retry", env->src);
+	if (r < 0)
+		return set_why(&env->why, r, "cannot open the source '%s': %s", env->src, strerror(-r));
+	r = open_disk(env->tgt, true, &tfd, &tbytes, &tlba, &tblk);
+	if (r == -EBUSY)
+		return set_why(&env->why, r, "the target '%s' is mounted or held by another program; unmount it and retry",
+			       env->tgt);
+	if (r < 0)
+		return set_why(&env->why, r, "cannot open the target '%s' for writing: %s", env->tgt, strerror(-r));
+	if (sbytes != p->src_geo.bytes)
+		return set_why(&env->why, -ESTALE, "the source '%s' is %" PRIu64 " bytes, the plan was made for %" PRIu64
+				"; re-run 'swaptool plan'", env->src, sbytes, p->src_geo.bytes);
+	if (tbytes < p->tgt_geo.bytes)
+		return set_why(&env->why, -ENOSPC, "the target '%s' is %" PRIu64 " bytes, smaller than the %" PRIu64
+				" the plan needs", env->tgt, tbytes, p->tgt_geo.bytes);
+	if (tbytes != p->tgt_geo.bytes || (tblk && tlba != p->tgt_geo.lba_size))
+		return set_why(&env->why, -ESTALE, "the target '%s' is %" PRIu64 " bytes with %u-byte LBAs, the plan was made "
+				"for %" PRIu64 " with %u; re-run 'swaptool plan SOURCE --target %s'", env->tgt, tbytes,
+			       tblk ? tlba : p->tgt_geo.lba_size, p->tgt_geo.bytes, p->tgt_geo.lba_size, env->tgt);
+	if (sblk && slba != p->src_geo.lba_size)
+		return set_why(&env->why, -ESTALE, "the source's LBA size changed; re-run 'swaptool plan'");
+
+	/* The fingerprint of the source as it is now against the plan's: another disk in the slot, a
+	 * repartitioned source or a resized filesystem all stop here. */
+	{
+		struct disk d = { .fd = -1 };
+		struct layout l = { 0 };
+		_cleanup_free_ char *w = NULL;
+		char fp[65];
+
+		r = disk_open(env->src, p->src_geo.lba_size, &d, &w);
+		if (r < 0)
+			return set_why(&env->why, r, "cannot read the source '%s': %s", env->src, w ? w : strerror(-r));
+		r = layout_analyze(&d, p->tgt_geo.bytes, p->tgt_geo.lba_size, &l, &w);
+		if (r < 0) {
+			disk_close(&d);
+			return set_why(&env->why, r, "cannot analyse the source '%s': %s", env->src, w ? w : strerror(-r));
+		}
+		plan_fingerprint(&l, false, fp);
+		if (!env->rehearsal && p->src_serial && d.serial && !streq(p->src_serial, d.serial))
+			r = set_why(&env->why, -ESTALE, "the source's serial is '%s', the plan was made for '%s'", d.serial,
+				    p->src_serial);
+		else if (!streq(fp, p->fingerprint) && !streq(fp, p->fingerprint_shrunk))
+			r = set_why(&env->why, -ESTALE, "the source '%s' no longer matches the plan (fingerprint %.12s, planned "
+					"%.12s); re-run 'swaptool plan'", env->src, fp, p->fingerprint);
+		else if (!l.fs_clone_possible)
+			r = set_why(&env->why, -ENOSPC, "path 2 is not possible: %s", l.fs_clone_why);
+		for (size_t i = 0; r == 0 && i < p->nparts; i++) {
+			const struct plan_part *pp = &p->parts[i];
+
+			if (pp->is_ext && l.fs[i].ext.block_count > pp->new_block_count && !env->shrink_source)
+				r = set_why(&env->why, -EPERM,
+					    "partition %u's filesystem (%" PRIu64 " blocks) must shrink to %" PRIu64
+					    " blocks on the source first; pass --shrink-source (resize2fs, with an undo file)",
+					    pp->number, l.fs[i].ext.block_count, pp->new_block_count);
+			else if (pp->is_ext && l.fs[i].ext.block_count > pp->new_block_count) {
+				struct stat us;
+				_cleanup_free_ char *dir = xstrdup(env->undo ? env->undo : "");
+				char *slash = strrchr(dir, '/');
+
+				if (slash)
+					*slash = '\0';
+				if (!env->undo)
+					r = set_why(&env->why, -EINVAL, "a shrink needs an undo file: pass --undo FILE on another device");
+				else if (access(env->undo, F_OK) == 0)
+					r = set_why(&env->why, -EEXIST, "the undo file '%s' exists (it may be the only way back from an "
+							"earlier shrink); move it away or name another with --undo", env->undo);
+				else if (stat(slash ? (*dir ? dir : "/") : ".", &us) == 0 && sblk &&
+					 whole_disk(us.st_dev) == whole_disk(ss.st_rdev))
+					r = set_why(&env->why, -EXDEV, "the undo file '%s' is on the source; put it on another device",
+						    env->undo);
+			}
+		}
+		if (r == 0)
+			R->detail = xasprintf("source %" PRIu64 " B, target %" PRIu64 " B, fingerprint %.12s%s", sbytes, tbytes,
+					      fp, streq(fp, p->fingerprint) ? "" : " (source already shrunk)");
+		layout_free(&l);
+		disk_close(&d);
+		if (r < 0)
+			return r;
+	}
+	env->refusal = 0;
+	return 0;
+}
+
+static int act_e2fsck(struct run *R, const struct plan_action *a, bool target)
+{
+	_cleanup_free_ char *dev = fs_path(target ? R->env->tgt : R->env->src, target ? a->tgt_offset : a->src_offset);
+	_cleanup_free_ char *out = NULL;
+	char *argv[] = { "e2fsck", "-fn", dev, NULL };
+	int r = run_tool(argv, &out);
+
+	if (r < 0)
+		return set_why(&R->env->why, r, "cannot run e2fsck: %s", strerror(-r));
+	if (r == 127)
+		return set_why(&R->env->why, -ENOENT, "e2fsck is not installed; install e2fsprogs");
+	if (r != 0) {
+		if (!target)
+			R->env->refusal = 1;
+		return set_why(&R->env->why, -EUCLEAN,
+			       "the filesystem of partition %u on the %s needs e2fsck (e2fsck -fn exited %d: %s); run "
+			       "'e2fsck -f %s' and plan again",
+			       a->part, target ? "target" : "source", r, last_line(out), dev);
+	}
+	R->detail = xasprintf("clean: %s", last_line(out));
+	return 0;
+}
+
+static int ext_blocks(const char *dev, uint64_t off, uint64_t *blocks, char *uuid, char **why)
+{
+	struct extfs_info info;
+	int r = extfs_info(dev, off, &info, why);
+
+	if (r < 0)
+		return r;
+	*blocks = info.block_count;
+	if (uuid)
+		memcpy(uuid, info.uuid, sizeof(info.uuid));
+	return 0;
+}
+
+static int act_shrink(struct run *R, const struct plan_action *a)
+{
+	struct plan_env *env = R->env;
+	_cleanup_free_ char *dev = fs_path(env->src, a->src_offset), *out = NULL, *w = NULL;
+	_cleanup_free_ char *n = xasprintf("%" PRIu64, a->blocks_to);
+	char *argv[] = { "resize2fs", "-f", "-z", (char *)env->undo, dev, n, NULL };
+	uint64_t blocks = 0;
+	int r;
+
+	r = ext_blocks(env->src, a->src_offset, &blocks, NULL, &w);
+	if (r < 0)
+		return set_why(&env->why, r, "cannot read the filesystem of partition %u: %s", a->part, w ? w : "");
+	if (blocks == a->blocks_to) {
+		R->detail = xasprintf("already %" PRIu64 " blocks (an earlier run shrank it)", blocks);
+		return 0;
+	}
+	env->source_touched = true;
+	r = run_tool(argv, &out);
+	if (r != 0)
+		return set_why(&env->why, -EIO, "resize2fs of partition %u failed (exit %d): %s; the source can be restored "
+				"with 'e2undo -o %" PRIu64 " %s %s'", a->part, r, last_line(out), a->src_offset, env->undo,
+			       env->src);
+	r = ext_blocks(env->src, a->src_offset, &blocks, NULL, &w);
+	if (r < 0 || blocks != a->blocks_to)
+		return set_why(&env->why, -EIO, "after resize2fs partition %u has %" PRIu64 " blocks, not %" PRIu64, a->part,
+			       blocks, a->blocks_to);
+	R->detail = xasprintf("%" PRIu64 " -> %" PRIu64 " blocks; undo: e2undo -o %" PRIu64 " %s %s", a->blocks_from,
+			      a->blocks_to, a->src_offset, env->undo, env->src);
+	return 0;
+}
+
+static int open_pair(struct run *R, int *sfd, int *tfd)
+{
+	uint64_t b;
+	uint32_t l;
+	bool blk;
+	int r;
+
+	r = open_disk(R->env->src, false, sfd, &b, &l, &blk);
+	if (r < 0)
+		return set_why(&R->env->why, r, "cannot open the source '%s': %s", R->env->src, strerror(-r));
+	r = open_disk(R->env->tgt, true, tfd, &b, &l, &blk);
+	if (r < 0)
+		return set_why(&R->env->why, r, "cannot open the target '%s': %s", R->env->tgt, strerror(-r));
+	/* Mark the target incomplete before its first byte changes: with no table on it, an
+	 * interrupted clone leaves a disk nothing will boot or mount, and a rerun starts over. */
+	if (!R->wiped) {
+		r = gpt_wipe(*tfd, R->p->tgt_geo.lba_size, R->p->tgt_geo.lba_count);
+		if (r < 0)
+			return set_why(&R->env->why, r, "cannot wipe the table of the target '%s': %s", R->env->tgt,
+				       strerror(-r));
+		R->wiped = true;
+		R->env->target_touched = true;
+	}
+	return 0;
+}
+
+static char *copy_detail(const struct copy_stats *st)
+{
+	char b[5][32];
+
+	return xasprintf("%s B: %s B data, %s B holes, %s B skipped (%s B unwritten), %.1f s, %.0f MB/s",
+			 fmt_thousands(st->total_bytes, b[0]), fmt_thousands(st->data_bytes, b[1]),
+			 fmt_thousands(st->hole_bytes, b[2]), fmt_thousands(st->skipped_bytes, b[3]),
+			 fmt_thousands(st->unwritten_bytes, b[4]), st->seconds,
+			 st->seconds > 0 ? st->data_bytes / st->seconds / 1e6 : 0.0);
+}
+
+static int act_copy(struct run *R, const struct plan_action *a)
+{
+	_cleanup_close_ int sfd = -1, tfd = -1;
+	_cleanup_free_ char *w = NULL;
+	struct copy_stats st = { 0 };
+	int r;
+
+	r = open_pair(R, &sfd, &tfd);
+	if (r < 0)
+		return r;
+	if (a->kind == PA_COPY_RAW)
+		r = fscopy_raw(sfd, a->src_offset, tfd, a->tgt_offset, a->bytes, &R->env->copy, &st);
+	else
+		r = fscopy_ext(R->env->src, sfd, a->src_offset, tfd, a->tgt_offset, a->bytes, &R->env->copy, &st, &w);
+	if (r == -EINTR)
+		return set_why(&R->env->why, r, "interrupted while copying partition %u; the target has no table, rerun "
+				"the clone to start over", a->part);
+	if (r < 0)
+		return set_why(&R->env->why, r, "copying partition %u failed: %s", a->part, w ? w : strerror(-r));
+	R->detail = copy_detail(&st);
+	return 0;
+}
+
+static int act_grow(struct run *R, const struct plan_action *a)
+{
+	_cleanup_free_ char *dev = fs_path(R->env->tgt, a->tgt_offset), *out = NULL, *w = NULL;
+	_cleanup_free_ char *n = xasprintf("%" PRIu64, a->blocks_to);
+	char *fsck[] = { "e2fsck", "-fy", dev, NULL };
+	char *rs[] = { "resize2fs", dev, n, NULL };
+	uint64_t blocks = 0;
+	int r;
+
+	/* e2fsck -fy first: resize2fs insists on a check after the last mount, and the copy
+	 * carries the source's mount time. It only writes the target. */
+	r = run_tool(fsck, &out);
+	if (r != 0 && r != 1)
+		return set_why(&R->env->why, -EIO, "e2fsck of partition %u on the target failed (exit %d): %s", a->part, r,
+			       last_line(out));
+	free(out);
+	out = NULL;
+	r = run_tool(rs, &out);
+	if (r != 0)
+		return set_why(&R->env->why, -EIO, "resize2fs of partition %u on the target failed (exit %d): %s", a->part, r,
+			       last_line(out));
+	r = ext_blocks(R->env->tgt, a->tgt_offset, &blocks, NULL, &w);
+	if (r < 0 || blocks != a->blocks_to)
+		return set_why(&R->env->why, -EIO, "partition %u on the target has %" PRIu64 " blocks after the grow, not %" PRIu64,
+			       a->part, blocks, a->blocks_to);
+	R->detail = xasprintf("%" PRIu64 " -> %" PRIu64 " blocks", a->blocks_from, a->blocks_to);
+	return 0;
+}
+
+static int act_write_table(struct run *R)
+{
+	_cleanup_close_ int tfd = -1;
+	_cleanup_free_ char *w = NULL;
+	struct gpt_new t;
+	uint64_t b;
+	uint32_t l;
+	bool blk;
+	int r;
+
+	r = open_disk(R->env->tgt, true, &tfd, &b, &l, &blk);
+	if (r < 0)
+		return set_why(&R->env->why, r, "cannot open the target '%s': %s", R->env->tgt, strerror(-r));
+	plan_gpt(R->p, &t);
+	r = gpt_write(tfd, R->env->tgt, &t, &w);
+	free(t.parts);
+	R->env->target_touched = true;
+	if (r < 0)
+		return set_why(&R->env->why, r, "%s", w ? w : strerror(-r));
+	R->detail = xasprintf("GPT with %zu partitions, backup header at LBA %" PRIu64, R->p->nparts, R->p->tgt_geo.last_lba);
+	return 0;
+}
+
+/* The target against the plan, with the partition table read back by our reader, the
+ * filesystems by libblkid/libext2fs and the table checked by sgdisk -v. */
+int plan_verify_target(const struct plan *p, const char *tgt, json_object *checks, bool *ok)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *w = NULL, *out = NULL;
+	struct ptable t = { 0 };
+	uint64_t bytes;
+	uint32_t lba;
+	bool blk, good;
+	json_object *c;
+	char b[2][32];
+	int r;
+
+	*ok = true;
+#define ADD(id, st, ...)                                                      \
+	do {                                                                  \
+		c = json_object_new_object();                                 \
+		jset_str(c, "id", id);                                        \
+		jset_str(c, "status", (st) ? "pass" : "fail");                \
+		_cleanup_free_ char *_s = xasprintf(__VA_ARGS__);             \
+		jset_str(c, "summary", _s);                                   \
+		json_object_array_add(checks, c);                             \
+		if (!(st))                                                    \
+			*ok = false;                                          \
+	} while (0)
+
+	fd = open(tgt, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	{
+		struct stat st;
+
+		if (fstat(fd, &st) < 0)
+			return -errno;
+		blk = S_ISBLK(st.st_mode);
+		bytes = st.st_size;
+		lba = p->tgt_geo.lba_size;
+		if (blk) {
+			int ssz = 0;
+
+			if (ioctl(fd, BLKGETSIZE64, &bytes) < 0 || ioctl(fd, BLKSSZGET, &ssz) < 0)
+				return -errno;
+			lba = ssz;
+		}
+	}
+	r = ptable_read(fd, tgt, lba, bytes, &t, &w);
+	if (r < 0) {
+		ADD("target-table", false, "cannot read the target's table: %s", w ? w : strerror(-r));
+		return 0;
+	}
+	good = t.kind == PT_GPT && t.primary_ok && t.backup_ok;
+	ADD("target-table", good, "GPT on the target: primary %s, backup %s", t.primary_ok ? "valid" : "INVALID",
+	    t.backup_ok ? "valid" : "INVALID");
+	ADD("gpt-backup-header", t.backup_header_lba == p->tgt_geo.last_lba,
+	    "backup header at LBA %s, the target's last LBA is %s", fmt_thousands(t.backup_header_lba, b[0]),
+	    fmt_thousands(p->tgt_geo.last_lba, b[1]));
+	c = json_object_array_get_idx(checks, json_object_array_length(checks) - 1);
+	jset_u64(c, "backup_header_lba", t.backup_header_lba);
+	jset_u64(c, "target_last_lba", p->tgt_geo.last_lba);
+
+	/* sgdisk reads an image file as 512-byte sectors: it can judge a 512-byte target, or any
+	 * block device (it asks the kernel for the sector size). */
+	if (blk || p->tgt_geo.lba_size == 512) {
+		char *argv[] = { "sgdisk", "-v", (char *)tgt, NULL };
+
+		r = run_tool(argv, &out);
+		if (r == 127)
+			ADD("sgdisk", true, "sgdisk not installed: not checked");
+		else
+			ADD("sgdisk", r == 0 && out && strstr(out, "No problems found"), "sgdisk -v: %s",
+			    out && strstr(out, "No problems found") ? "no problems found" : last_line(out));
+	}
+	good = t.nparts == p->nparts && streq(t.disk_guid, p->disk_guid);
+	for (size_t i = 0; good && i < p->nparts; i++) {
+		const struct plan_part *pp = &p->parts[i];
+		const struct part *q = &t.parts[i];
+
+		good = q->number == pp->number && q->start_lba == pp->tgt_start_lba && q->end_lba == pp->tgt_end_lba &&
+		       streq(q->part_guid, pp->part_guid) && streq(q->type_guid, pp->type_guid) && q->attrs == pp->attrs &&
+		       streq(q->name ? q->name : "", pp->name);
+	}
+	ADD("partuuids", good, "%zu partitions: starts, ends, type and partition GUIDs, names, attributes and the disk GUID %s",
+	    p->nparts, good ? "as planned" : "DIFFER from the plan");
+	for (size_t i = 0; i < p->nparts; i++) {
+		const struct plan_part *pp = &p->parts[i];
+		struct fs_id id = { 0 };
+		_cleanup_free_ char *cid = xasprintf("fs-p%u", pp->number);
+
+		probe_fs(fd, pp->offset, pp->tgt_bytes, &id);
+		if (!pp->is_ext) {
+			ADD(cid, streq(id.uuid, pp->fs_uuid) && streq(id.type, pp->fs_type), "partition %u: %s UUID %s (source %s)",
+			    pp->number, id.type[0] ? id.type : "none", id.uuid[0] ? id.uuid : "none",
+			    pp->fs_uuid[0] ? pp->fs_uuid : "none");
+			continue;
+		}
+		uint64_t blocks = 0;
+		_cleanup_free_ char *w2 = NULL;
+		r = ext_blocks(tgt, pp->offset, &blocks, NULL, &w2);
+		ADD(cid, r == 0 && streq(id.uuid, pp->fs_uuid) && blocks == pp->new_block_count,
+		    "partition %u: %s UUID %s, %s blocks (planned %s)", pp->number, id.type[0] ? id.type : "none",
+		    id.uuid[0] ? id.uuid : "none", fmt_thousands(blocks, b[0]), fmt_thousands(pp->new_block_count, b[1]));
+	}
+#undef ADD
+	ptable_free(&t);
+	return 0;
+}
+
+static int act_verify(struct run *R)
+{
+	json_object *checks = json_object_new_array();
+	bool ok;
+	int r = plan_verify_target(R->p, R->env->tgt, checks, &ok);
+	size_t n = json_object_array_length(checks), failed = 0;
+	const char *first = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(checks, i);
+
+		if (!streq(jget_str(c, "status"), "pass")) {
+			failed++;
+			if (!first)
+				first = jget_str(c, "summary");
+		}
+	}
+	if (r < 0)
+		r = set_why(&R->env->why, r, "cannot verify the target '%s': %s", R->env->tgt, strerror(-r));
+	else if (!ok)
+		r = set_why(&R->env->why, -EIO, "the target does not match the plan: %s", first ? first : "?");
+	else
+		R->detail = xasprintf("%zu checks passed", n);
+	json_object_put(checks);
+	return r;
+}
+
+int plan_apply(const struct plan *p, struct plan_env *env)
+{
+	struct run R = { .p = p, .env = env };
+	int r = 0;
+
+	if (!p->clone_possible || !p->nacts)
+		return set_why(&env->why, -ENOSPC, "path 2 is not possible: %s", p->clone_why);
+	for (size_t i = 0; i < p->nacts; i++) {
+		const struct plan_action *a = &p->acts[i];
+		double t0 = now_s();
+
+		if (env->copy.stop && *env->copy.stop) {
+			r = set_why(&env->why, -EINTR, "interrupted before %s", plan_act_name(a->kind));
+			break;
+		}
+		if (env->start)
+			env->start(env->ud, i, a);
+		free(R.detail);
+		R.detail = NULL;
+		switch (a->kind) {
+		case PA_CHECK: r = act_check(&R); break;
+		case PA_E2FSCK: r = act_e2fsck(&R, a, false); break;
+		case PA_SHRINK: r = act_shrink(&R, a); break;
+		case PA_COPY_RAW:
+		case PA_COPY_USED: r = act_copy(&R, a); break;
+		case PA_GROW: r = act_grow(&R, a); break;
+		case PA_FSCK: r = act_e2fsck(&R, a, true); break;
+		case PA_WRITE_TABLE: r = act_write_table(&R); break;
+		case PA_VERIFY: r = act_verify(&R); break;
+		case PA_MANUAL: R.detail = xstrdup("for the operator"); break;
+		}
+		if (env->done)
+			env->done(env->ud, i, a, r, now_s() - t0, r < 0 ? env->why : R.detail);
+		if (r < 0)
+			break;
+	}
+	free(R.detail);
+	return r;
+}
+
+/* Real disk used by the regular files directly in `dir`. */
+static uint64_t dir_usage(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint64_t sum = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		struct stat st;
+
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			sum += (uint64_t)st.st_blocks * 512;
+	}
+	closedir(d);
+	return sum;
+}
+
+static void rm_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (!streq(e->d_name, ".") && !streq(e->d_name, ".."))
+			(void)unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+	(void)rmdir(dir);
+}
+
+struct rh {
+	struct rehearse_result *res;
+	const char *dir;
+};
+
+static void rh_done(void *ud, size_t i, const struct plan_action *a, int r, double secs, const char *detail)
+{
+	struct rh *h = ud;
+	json_object *o = json_object_new_object();
+	uint64_t u = dir_usage(h->dir);
+
+	if (u > h->res->scratch_peak_bytes)
+		h->res->scratch_peak_bytes = u;
+	jset_u64(o, "n", i + 1);
+	jset_str(o, "action", plan_act_name(a->kind));
+	if (a->part)
+		jset_u64(o, "partition", a->part);
+	jset_double(o, "seconds", secs);
+	jset_str(o, "status", r < 0 ? "fail" : "pass");
+	jset_str(o, "detail", detail);
+	json_object_array_add(h->res->actions, o);
+}
+
+static void add_check(json_object *checks, const char *id, bool pass, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add_check(json_object *checks, const char *id, bool pass, const char *fmt, ...)
+{
+	json_object *c = json_object_new_object();
+	char *s = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	jset_str(c, "id", id);
+	jset_str(c, "status", pass ? "pass" : "fail");
+	jset_str(c, "summary", s);
+	free(s);
+	json_object_array_add(checks, c);
+}
+
+/* Build the scratch source: the source's GPT regions, raw copies of the non-ext partitions
+ * (holes kept) and metadata-only copies of the ext ones, each at its own offset. */
+static int scratch_source(const struct plan *p, const char *src, const char *img,
+			  const struct copy_opts *copy, char **why)
+{
+	_cleanup_close_ int sfd = open(src, O_RDONLY | O_CLOEXEC), dfd = -1;
+	const struct lba_geometry *g = &p->src_geo;
+	int r;
+
+	if (sfd < 0)
+		return set_why(why, -errno, "cannot open the source '%s': %m", src);
+	dfd = open(img, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (dfd < 0)
+		return set_why(why, -errno, "cannot create '%s': %m", img);
+	if (ftruncate(dfd, g->bytes) < 0)
+		return set_why(why, -errno, "cannot size '%s' to %" PRIu64 " bytes: %m", img, g->bytes);
+	/* Protective MBR + primary header + entries (LBA 0-33 at 512 B), and the backup entries +
+	 * header (the last 33 LBAs). */
+	r = fscopy_raw(sfd, 0, dfd, 0, g->first_usable_lba * g->lba_size, copy, NULL);
+	if (r == 0)
+		r = fscopy_raw(sfd, (g->last_usable_lba + 1) * g->lba_size, dfd, (g->last_usable_lba + 1) * g->lba_size,
+			       (g->last_lba - g->last_usable_lba) * g->lba_size, copy, NULL);
+	if (r < 0)
+		return set_why(why, r, "cannot copy the source's table: %s", strerror(-r));
+	for (size_t i = 0; i < p->nparts; i++) {
+		const struct plan_part *pp = &p->parts[i];
+
+		if (!pp->is_ext) {
+			r = fscopy_raw(sfd, pp->offset, dfd, pp->offset, pp->src_bytes, copy, NULL);
+			if (r < 0)
+				return set_why(why, r, "cannot copy partition %u: %s", pp->number, strerror(-r));
+			continue;
+		}
+		_cleanup_free_ char *w = NULL;
+
+		/* What e2image -r copies (no file data), but placed straight at the partition's offset
+		 * of the scratch disk: e2image -O into a 2 TB file writes its zeros (1.1 GB, 28 s),
+		 * and e2image then a sparse placement costs 26 s on the incident; this takes ~2 s. */
+		r = fscopy_ext_meta(src, sfd, pp->offset, dfd, pp->offset, pp->src_bytes, copy, NULL, &w);
+		if (r < 0)
+			return set_why(why, r, "cannot copy the metadata of partition %u: %s", pp->number, w ? w : strerror(-r));
+	}
+	return 0;
+}
+
+int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *copy, struct rehearse_result *res,
+		  char **why)
+{
+	_cleanup_free_ char *dir = NULL, *src = NULL, *tgt = NULL, *undo = NULL;
+	struct plan_env env = { 0 };
+	struct statvfs vfs;
+	struct rh h;
+	uint64_t need = 1ULL << 30;
+	double t0 = now_s();
+	int r;
+
+	*res = (struct rehearse_result){ .actions = json_object_new_array(), .checks = json_object_new_array() };
+	if (!p->clone_possible)
+		return set_why(why, -ENOSPC, "path 2 is not possible, nothing to rehearse: %s", p->clone_why);
+	/* Room first: the metadata copies of the incident's 1.86 TiB ext4 take ~70 MB and the
+	 * undo file as much again; 1 GiB plus the raw partitions (the 512 MiB EFI at worst, when
+	 * it is full) is the floor. */
+	for (size_t i = 0; i < p->nparts; i++)
+		if (!p->parts[i].is_ext)
+			need += p->parts[i].src_bytes * 2;
+	if (statvfs(scratch, &vfs) < 0)
+		return set_why(why, -errno, "cannot use the scratch directory '%s': %m; pass --scratch DIR", scratch);
+	res->scratch_free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (res->scratch_free_bytes < need) {
+		char b[2][32];
+		return set_why(why, -ENOSPC, "the scratch directory '%s' has %s free, the rehearsal needs %s; pass --scratch DIR "
+				"on a filesystem with more room", scratch, fmt_decimal(res->scratch_free_bytes, b[0]),
+			       fmt_decimal(need, b[1]));
+	}
+	dir = xasprintf("%s/swaptool-rehearse.XXXXXX", scratch);
+	if (!mkdtemp(dir))
+		return set_why(why, -errno, "cannot create a directory in '%s': %m", scratch);
+	src = xasprintf("%s/source.img", dir);
+	tgt = xasprintf("%s/target.img", dir);
+	undo = xasprintf("%s/resize2fs.e2undo", dir);
+	h = (struct rh){ res, dir };
+
+	r = scratch_source(p, p->src_path, src, copy, why);
+	if (r < 0)
+		goto out;
+	{
+		_cleanup_close_ int tfd = open(tgt, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		if (tfd < 0 || ftruncate(tfd, p->tgt_geo.bytes) < 0) {
+			r = set_why(why, -errno, "cannot create the scratch target '%s': %m", tgt);
+			goto out;
+		}
+	}
+	add_check(res->checks, "scratch-copy", true, "metadata copies of the source in %s (%.1f s)", dir, now_s() - t0);
+	if (dir_usage(dir) > res->scratch_peak_bytes)
+		res->scratch_peak_bytes = dir_usage(dir);
+
+	env.src = src;
+	env.tgt = tgt;
+	env.undo = undo;
+	env.shrink_source = true;
+	env.rehearsal = true;
+	env.copy = *copy;
+	env.done = rh_done;
+	env.ud = &h;
+	r = plan_apply(p, &env);
+	if (r < 0) {
+		add_check(res->checks, "apply", false, "%s", env.why ? env.why : strerror(-r));
+		free(env.why);
+		r = 0;
+		res->ok = false;
+	} else {
+		bool ok = false;
+		size_t n = json_object_array_length(res->actions), fsck = 0;
+
+		for (size_t i = 0; i < p->nacts; i++)
+			if (p->acts[i].kind == PA_FSCK)
+				fsck++;
+		add_check(res->checks, "apply", true, "%zu actions of path 2 ran on the scratch copies", n);
+		add_check(res->checks, "e2fsck", fsck > 0, "e2fsck -fn clean on %zu target filesystem%s", fsck,
+			  fsck == 1 ? "" : "s");
+		r = plan_verify_target(p, tgt, res->checks, &ok);
+		if (r < 0)
+			set_why(why, r, "cannot verify the scratch target: %s", strerror(-r));
+		res->ok = ok;
+	}
+out:
+	if (dir_usage(dir) > res->scratch_peak_bytes)
+		res->scratch_peak_bytes = dir_usage(dir);
+	rm_dir(dir);
+	res->seconds = now_s() - t0;
+	return r;
+}

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/* clone: path 2 on real disks (or image files), the same executor as plan --rehearse. */
+#include "steps.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <time.h>
+
+#include "disk.h"
+#include "layout.h"
+#include "plan.h"
+#include "size.h"
+
+int plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
+	     const char *home, struct disk *src, struct layout *l, struct plan *p);
+
+static void json_object_putp(json_object **o) { if (*o) json_object_put(*o); }
+
+struct clone_args {
+	const char *source, *target, *undo, *fingerprint;
+	uint32_t target_lba_size, image_lba_size;
+	bool yes, shrink_source;
+};
+
+static volatile sig_atomic_t stop_flag;
+static void on_sigint(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static int parse_lba(struct ctx *ctx, const char *opt, const char *v, uint32_t *out)
+{
+	uint64_t n;
+	const char *why;
+
+	if (u64_parse(v, &n, &why) < 0 || !lba_size_valid(n))
+		return ctx_error(ctx, EXIT_USAGE, "bad %s '%s': an LBA size is a power of two from 512 to 65536", opt, v);
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int parse_args(struct ctx *ctx, int argc, char **argv, struct clone_args *a)
+{
+	static const struct option opts[] = {
+		{ "yes", no_argument, NULL, 'y' },
+		{ "shrink-source", no_argument, NULL, 's' },
+		{ "undo", required_argument, NULL, 'u' },
+		{ "fingerprint", required_argument, NULL, 'f' },
+		{ "target-lba-size", required_argument, NULL, 'T' },
+		{ "lba-size", required_argument, NULL, 'I' },
+		{}
+	};
+	int c;
+
+	*a = (struct clone_args){ .target_lba_size = 512, .image_lba_size = 512 };
+	while ((c = getopt_long(argc, argv, "y", opts, NULL)) != -1) {
+		switch (c) {
+		case 'y': a->yes = true; break;
+		case 's': a->shrink_source = true; break;
+		case 'u': a->undo = optarg; break;
+		case 'f': a->fingerprint = optarg; break;
+		case 'T':
+			if (parse_lba(ctx, "--target-lba-size", optarg, &a->target_lba_size))
+				return EXIT_USAGE;
+			break;
+		case 'I':
+			if (parse_lba(ctx, "--lba-size", optarg, &a->image_lba_size))
+				return EXIT_USAGE;
+			break;
+		default: return step_bad_option(ctx, argc, argv);
+		}
+	}
+	if (argc - optind != 2)
+		return ctx_error(ctx, EXIT_USAGE, "clone needs SOURCE and TARGET; usage: swaptool clone /dev/nvme0n1 "
+						  "/dev/nvme1n1 --yes [--shrink-source]");
+	a->source = argv[optind];
+	a->target = argv[optind + 1];
+	return 0;
+}
+
+struct clone_ui {
+	struct ctx *ctx;
+	struct record *rec;
+	json_object *actions;
+	const char *what;
+	double t0;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void clone_progress(void *ud, uint64_t done, uint64_t total)
+{
+	struct clone_ui *u = ud;
+	double el = now_s() - u->t0, rate = el > 0 ? done / el : 0;
+	char b[3][32];
+	uint64_t left = rate > 0 && total > done ? (uint64_t)((total - done) / rate) : 0;
+
+	out_progress(u->ctx, "%s: %s of %s, %s/s, %" PRIu64 ":%02" PRIu64 " left", u->what, fmt_decimal(done, b[0]),
+		     fmt_decimal(total, b[1]), fmt_decimal((uint64_t)rate, b[2]), left / 60, left % 60);
+}
+
+static void clone_start(void *ud, size_t i, const struct plan_action *a)
+{
+	struct clone_ui *u = ud;
+	static char what[64];
+
+	(void)i;
+	snprintf(what, sizeof(what), "%s%s%u", plan_act_name(a->kind), a->part ? " p" : "", a->part);
+	if (!a->part)
+		snprintf(what, sizeof(what), "%s", plan_act_name(a->kind));
+	u->what = what;
+	u->t0 = now_s();
+	out_progress(u->ctx, "%s ...", what);
+}
+
+static void clone_done(void *ud, size_t i, const struct plan_action *a, int r, double secs, const char *detail)
+{
+	struct clone_ui *u = ud;
+	json_object *o = json_object_new_object();
+
+	out_progress_end(u->ctx);
+	jset_u64(o, "n", i + 1);
+	jset_str(o, "action", plan_act_name(a->kind));
+	if (a->part)
+		jset_u64(o, "partition", a->part);
+	jset_double(o, "seconds", secs);
+	jset_str(o, "status", r < 0 ? "fail" : "pass");
+	jset_str(o, "detail", detail);
+	json_object_array_add(u->actions, o);
+}
+
+/* The fingerprint the operator agreed to: --fingerprint, else the one `swaptool plan` saved. */
+static int expected_fingerprint(struct ctx *ctx, const struct clone_args *a, const struct plan *p, bool *checked)
+{
+	_cleanup_(json_object_putp) json_object *saved = NULL;
+	const char *want = a->fingerprint;
+
+	*checked = false;
+	if (!want && record_load(ctx->state_dir, "plan", &saved) == 0) {
+		json_object *src = jget(jget(saved, "plan"), "source");
+
+		if (streq(jget_str(src, "path"), a->source)) {
+			want = jget_str(jget(saved, "plan"), "fingerprint");
+			/* a saved plan whose shrink already ran matches the shrunk fingerprint too */
+			if (want && streq(jget_str(jget(saved, "plan"), "fingerprint_shrunk"), p->fingerprint))
+				want = p->fingerprint;
+		}
+	}
+	if (!want)
+		return 0;
+	*checked = true;
+	if (!streq(want, p->fingerprint) && !streq(want, p->fingerprint_shrunk))
+		return ctx_error(ctx, EXIT_FAILED,
+				 "the source or target no longer matches the plan (fingerprint %.12s, planned %.12s); "
+				 "re-run 'swaptool plan %s --target %s' and check its figures",
+				 p->fingerprint, want, a->source, a->target);
+	return 0;
+}
+
+int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	struct clone_args a;
+	_cleanup_(disk_closep) struct disk src = { .fd = -1 };
+	_cleanup_free_ char *undo = NULL;
+	struct layout l = { 0 };
+	struct plan p = { 0 };
+	struct plan_env env = { 0 };
+	struct clone_ui ui = { .ctx = ctx, .rec = rec };
+	struct sigaction sa = { .sa_handler = on_sigint }, old;
+	json_object *cj;
+	bool fp_checked;
+	int r;
+
+	r = parse_args(ctx, argc, argv, &a);
+	if (r)
+		return r;
+	if (!a.yes)
+		return ctx_error(ctx, EXIT_FAILED,
+				 "refusing to write '%s' without --yes: clone overwrites the whole target; read 'swaptool plan "
+				 "%s --target %s' first",
+				 a.target, a.source, a.target);
+	if (access(a.target, F_OK) != 0)
+		return ctx_error(ctx, EXIT_FAILED, "the target '%s' does not exist; name the new drive (or create the image "
+						   "at its exact size)", a.target);
+	r = plan_for(ctx, a.source, a.image_lba_size, a.target, a.target_lba_size, NULL, &src, &l, &p);
+	disk_close(&src);
+	if (r)
+		goto out;
+	if (!p.clone_possible) {
+		r = ctx_error(ctx, EXIT_FAILED, "path 2 is not possible: %s; follow path 1 of 'swaptool plan'", p.clone_why);
+		goto out;
+	}
+	r = expected_fingerprint(ctx, &a, &p, &fp_checked);
+	if (r)
+		goto out;
+	undo = a.undo ? xstrdup(a.undo) : xasprintf("%s/resize2fs-%s.e2undo", ctx->state_dir, p.fingerprint);
+	if (!a.undo)
+		mkdir_p(ctx->state_dir, 0700);
+
+	stop_flag = 0;
+	sigaction(SIGINT, &sa, &old);
+	ui.actions = json_object_new_array();
+	env.src = a.source;
+	env.tgt = a.target;
+	env.undo = undo;
+	env.shrink_source = a.shrink_source;
+	env.copy.progress = clone_progress;
+	env.copy.ud = &ui;
+	env.copy.stop = &stop_flag;
+	env.start = clone_start;
+	env.done = clone_done;
+	env.ud = &ui;
+	r = plan_apply(&p, &env);
+	sigaction(SIGINT, &old, NULL);
+	out_progress_end(ctx);
+
+	if (r < 0) {
+		int code = r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED;
+
+		json_object_put(ui.actions);
+		r = ctx_error(ctx, code, "%s%s%s", env.why ? env.why : strerror(-r),
+			      env.refusal ? " (nothing was written)" : "",
+			      !env.refusal && env.target_touched && r != -EINTR
+				      ? "; the target carries no table until a clone finishes: rerun it to start over"
+				      : "");
+		free(env.why);
+		goto out;
+	}
+	cj = json_object_new_object();
+	jset_str(cj, "source", a.source);
+	jset_str(cj, "target", a.target);
+	jset_str(cj, "fingerprint", p.fingerprint);
+	jset_bool(cj, "fingerprint_from_plan", fp_checked);
+	jset_bool(cj, "source_shrunk", env.source_touched);
+	if (env.source_touched)
+		jset_str(cj, "undo", undo);
+	json_object_object_add(cj, "actions", ui.actions);
+	json_object_object_add(rec->root, "clone", cj);
+	json_object_object_add(rec->root, "plan", plan_json(&p));
+	jset_str(rec->root, "fingerprint", p.fingerprint);
+	{
+		json_object *checks = json_object_new_array();
+		bool ok;
+		size_t n;
+
+		plan_verify_target(&p, a.target, checks, &ok);
+		n = json_object_array_length(checks);
+		for (size_t i = 0; i < n; i++) {
+			json_object *c = json_object_array_get_idx(checks, i);
+			enum status st = ST_FAIL;
+
+			status_parse(jget_str(c, "status"), &st);
+			json_object *rc = record_check(rec, jget_str(c, "id"), st, "%s", jget_str(c, "summary"));
+			if (jget(c, "backup_header_lba")) {
+				jset_u64(rc, "backup_header_lba", jget_u64(c, "backup_header_lba"));
+				jset_u64(rc, "target_last_lba", jget_u64(c, "target_last_lba"));
+			}
+		}
+		json_object_put(checks);
+	}
+	record_finish(rec);
+	r = record_exit_code(rec);
+out:
+	layout_free(&l);
+	plan_free(&p);
+	return r;
+}
+
+void step_clone_render(const struct ctx *ctx, json_object *rec)
+{
+	json_object *c = jget(rec, "clone"), *acts = jget(c, "actions");
+	size_t n = acts ? json_object_array_length(acts) : 0;
+	_cleanup_table_ struct table *t = table_new(4);
+
+	out_heading(ctx, "clone: %s -> %s", jget_str(c, "source"), jget_str(c, "target"));
+	table_header(t, "#", "action", "seconds", "detail");
+	table_align(t, 2, ALIGN_RIGHT);
+	for (size_t i = 0; i < n; i++) {
+		json_object *x = json_object_array_get_idx(acts, i);
+
+		table_cellf(t, "%" PRIu64, jget_u64(x, "n"));
+		if (jget(x, "partition"))
+			table_cellf(t, "%s p%" PRIu64, jget_str(x, "action"), jget_u64(x, "partition"));
+		else
+			table_cellf(t, "%s", jget_str(x, "action"));
+		table_cellf(t, "%.2f", jget_double(x, "seconds"));
+		table_cellf(t, "%s", jget_str(x, "detail") ? jget_str(x, "detail") : "");
+	}
+	table_print(ctx, t);
+	if (jget_bool(c, "source_shrunk"))
+		out_line(ctx, "the source was shrunk; undo file: %s", jget_str(c, "undo"));
+	out_line(ctx, "%s", "");
+	out_checks(ctx, rec);
+	out_verdict(ctx, rec, "%s", "remove the old drive before booting the new one (same PARTUUIDs and UUIDs)");
+}

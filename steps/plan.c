@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/* plan: both migration paths with exact figures; --script writes path 2 as bash; --rehearse proves it on copies. */
+#include "steps.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sys/stat.h>
+
+#include "disk.h"
+#include "layout.h"
+#include "plan.h"
+#include "size.h"
+
+struct plan_args {
+	const char *source, *target_spec, *script, *scratch, *home, *path;
+	uint32_t target_lba_size, image_lba_size;
+	bool rehearse;
+};
+
+static int parse_lba(struct ctx *ctx, const char *opt, const char *v, uint32_t *out)
+{
+	uint64_t n;
+	const char *why;
+
+	if (u64_parse(v, &n, &why) < 0 || !lba_size_valid(n))
+		return ctx_error(ctx, EXIT_USAGE, "bad %s '%s': an LBA size is a power of two from 512 to 65536", opt, v);
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *a)
+{
+	static const struct option opts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "target-lba-size", required_argument, NULL, 'T' },
+		{ "lba-size", required_argument, NULL, 'I' },
+		{ "image-lba-size", required_argument, NULL, 'I' },
+		{ "path", required_argument, NULL, 'p' },
+		{ "script", required_argument, NULL, 's' },
+		{ "rehearse", no_argument, NULL, 'r' },
+		{ "scratch", required_argument, NULL, 'S' },
+		{ "home", required_argument, NULL, 'H' },
+		{}
+	};
+	int c;
+
+	*a = (struct plan_args){ .target_lba_size = 512, .image_lba_size = 512 };
+	while ((c = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': a->target_spec = optarg; break;
+		case 'T':
+			if (parse_lba(ctx, "--target-lba-size", optarg, &a->target_lba_size))
+				return EXIT_USAGE;
+			break;
+		case 'I':
+			if (parse_lba(ctx, "--lba-size", optarg, &a->image_lba_size))
+				return EXIT_USAGE;
+			break;
+		case 'p':
+			if (!streq(optarg, "fresh") && !streq(optarg, "clone"))
+				return ctx_error(ctx, EXIT_USAGE, "bad --path '%s': fresh or clone", optarg);
+			a->path = optarg;
+			break;
+		case 's': a->script = optarg; break;
+		case 'r': a->rehearse = true; break;
+		case 'S': a->scratch = optarg; break;
+		case 'H': a->home = optarg; break;
+		default: return step_bad_option(ctx, argc, argv);
+		}
+	}
+	if (optind >= argc)
+		return ctx_error(ctx, EXIT_USAGE,
+				 "no SOURCE given; usage: swaptool plan /dev/nvme0n1 --target 2000398934016 [--rehearse]");
+	a->source = argv[optind++];
+	if (optind < argc)
+		return ctx_error(ctx, EXIT_USAGE, "unexpected argument '%s'; see 'swaptool help plan'", argv[optind]);
+	if (!a->target_spec)
+		return ctx_error(ctx, EXIT_USAGE,
+				 "no --target given: a size (2000398934016, 3907029168s, 2TB) or a device or image");
+	if (a->rehearse && a->path && streq(a->path, "fresh"))
+		return ctx_error(ctx, EXIT_USAGE, "--rehearse proves path 2 (clone); it cannot go with --path fresh");
+	return 0;
+}
+
+static bool spec_is_path(const char *spec)
+{
+	return strchr(spec, '/') || access(spec, F_OK) == 0;
+}
+
+/* Shared with clone: the source's layout against the target and the plan built from it. */
+int plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
+	     const char *home, struct disk *src, struct layout *l, struct plan *p);
+int plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
+	     const char *home, struct disk *src, struct layout *l, struct plan *p)
+{
+	_cleanup_(disk_closep) struct disk tgt = { .fd = -1 };
+	_cleanup_free_ char *why = NULL, *h = NULL;
+	const char *tgt_path = NULL, *tgt_serial = NULL;
+	uint64_t tgt_bytes = 0;
+	uint32_t tgt_lba = tgt_lba_size;
+	struct lba_geometry g;
+	char b[32];
+	int r;
+
+	if (spec_is_path(tgt_spec)) {
+		r = disk_open(tgt_spec, tgt_lba_size, &tgt, &why);
+		if (r < 0)
+			return ctx_error(ctx, r == -ENOENT ? EXIT_USAGE : EXIT_FAILED, "bad target: %s", why);
+		tgt_bytes = tgt.size_bytes;
+		tgt_lba = tgt.lba_size;
+		tgt_path = tgt_spec;
+		tgt_serial = tgt.serial;
+	} else {
+		const char *reason;
+
+		if (size_parse(tgt_spec, tgt_lba_size, &tgt_bytes, &reason) < 0)
+			return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s", tgt_spec, reason);
+	}
+	if (lba_geometry(tgt_bytes, tgt_lba, &g) < 0)
+		return ctx_error(ctx, EXIT_USAGE, "bad target '%s': %s bytes is too small to hold a GPT", tgt_spec,
+				 fmt_thousands(tgt_bytes, b));
+	r = disk_open(source, image_lba, src, &why);
+	if (r < 0)
+		return ctx_error(ctx, r == -ENOENT || r == -EISDIR || r == -ENOTBLK ? EXIT_USAGE : EXIT_FAILED, "%s", why);
+	free(why);
+	why = NULL;
+	r = layout_analyze(src, tgt_bytes, tgt_lba, l, &why);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
+	if (!home && node_home(NULL, &h) == 0)
+		home = h;
+	plan_build(l, ctx->profile, tgt_spec, tgt_path, tgt_serial, home, p);
+	return 0;
+}
+
+static void plan_progress(void *ud, uint64_t done, uint64_t total)
+{
+	const struct ctx *ctx = ud;
+	char b[2][32];
+
+	out_progress(ctx, "rehearsal: %s of %s", fmt_decimal(done, b[0]), fmt_decimal(total, b[1]));
+}
+
+int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	struct plan_args a;
+	_cleanup_(disk_closep) struct disk src = { .fd = -1 };
+	struct layout l = { 0 };
+	struct plan p = { 0 };
+	json_object *pj;
+	char b[3][32];
+	int r;
+
+	r = parse_args(ctx, argc, argv, &a);
+	if (r)
+		return r;
+	r = plan_for(ctx, a.source, a.image_lba_size, a.target_spec, a.target_lba_size, a.home, &src, &l, &p);
+	if (r) {
+		layout_free(&l);
+		plan_free(&p);
+		return r;
+	}
+	pj = plan_json(&p);
+	if (a.path)
+		jset_str(pj, "path_shown", a.path);
+	jset_str(rec->root, "fingerprint", p.fingerprint);
+	json_object_object_add(rec->root, "plan", pj);
+
+	if (p.raw_possible)
+		record_check(rec, "raw-clone", ST_PASS, "a raw sector clone fits the target");
+	else
+		record_check(rec, "raw-clone", ST_WARN, "a raw sector clone cannot work: the target is %s B %s",
+			     fmt_thousands_signed(p.delta_bytes, b[0]),
+			     p.src_geo.lba_size != p.tgt_geo.lba_size ? "with another LBA size" : "against the source");
+	record_check(rec, "fresh-install", ST_PASS, "path 1 (fresh install + restore): %zu steps, recommended", p.nfresh);
+	if (p.clone_possible) {
+		const struct plan_part *last = &p.parts[p.nparts - 1];
+		json_object *c = record_check(
+			rec, "fs-clone", ST_PASS, "path 2 (clone%s): %zu actions; p%u ends at LBA %s, %s%s blocks",
+			p.needs_shrink ? " with shrink" : "", p.nacts, last->number, fmt_thousands(last->tgt_end_lba, b[0]),
+			last->is_ext ? "its ext4 " : "", last->is_ext ? fmt_thousands(last->new_block_count, b[1]) : "-");
+		jset_u64(c, "new_end_lba", last->tgt_end_lba);
+		jset_u64(c, "new_block_count", last->new_block_count);
+		jset_u64(c, "backup_header_lba", p.tgt_geo.last_lba);
+	} else
+		record_check(rec, "fs-clone", ST_WARN, "path 2 is not possible: %s; only path 1 is offered", p.clone_why);
+
+	if (a.script) {
+		if (!p.clone_possible)
+			record_check(rec, "script", ST_FAIL, "no script written: path 2 is not possible (%s)", p.clone_why);
+		else {
+			_cleanup_free_ char *s = plan_script(&p, "swaptool");
+
+			r = write_file_atomic(a.script, s, strlen(s), 0700);
+			if (r < 0) {
+				layout_free(&l);
+				plan_free(&p);
+				return ctx_error(ctx, EXIT_FAILED, "cannot write the script '%s': %s; pick a writable path", a.script,
+						 strerror(-r));
+			}
+			record_check(rec, "script", ST_PASS, "path 2 as bash written to %s (%zu actions, guarded)", a.script,
+				     p.nacts);
+			jset_str(rec->root, "script", a.script);
+		}
+	}
+
+	if (a.rehearse) {
+		struct rehearse_result res;
+		struct copy_opts copy = { .progress = plan_progress, .ud = ctx };
+		_cleanup_free_ char *why = NULL;
+		const char *scratch = a.scratch ? a.scratch : getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+		json_object *rj = json_object_new_object();
+
+		r = plan_rehearse(&p, scratch, &copy, &res, &why);
+		out_progress_end(ctx);
+		if (r < 0 && r != -ENOSPC) {
+			json_object_put(res.actions);
+			json_object_put(res.checks);
+			json_object_put(rj);
+			layout_free(&l);
+			plan_free(&p);
+			return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
+		}
+		if (r == -ENOSPC)
+			record_check(rec, "rehearse", ST_FAIL, "%s", why);
+		else {
+			size_t n = json_object_array_length(res.checks);
+
+			for (size_t i = 0; i < n; i++) {
+				json_object *c = json_object_array_get_idx(res.checks, i);
+				enum status st = ST_FAIL;
+				_cleanup_free_ char *id = xasprintf("rehearse-%s", jget_str(c, "id"));
+
+				status_parse(jget_str(c, "status"), &st);
+				record_check(rec, id, st, "%s", jget_str(c, "summary"));
+			}
+			record_check(rec, "rehearse", res.ok ? ST_PASS : ST_FAIL,
+				     "path 2 %s on throwaway copies in %.1f s; scratch disk used at most %s of %s free",
+				     res.ok ? "succeeded" : "FAILED", res.seconds, fmt_decimal(res.scratch_peak_bytes, b[0]),
+				     fmt_decimal(res.scratch_free_bytes, b[1]));
+		}
+		jset_bool(rj, "ok", res.ok);
+		jset_double(rj, "seconds", res.seconds);
+		jset_u64(rj, "scratch_peak_bytes", res.scratch_peak_bytes);
+		jset_u64(rj, "scratch_free_bytes", res.scratch_free_bytes);
+		jset_str(rj, "scratch", scratch);
+		json_object_object_add(rj, "actions", res.actions);
+		json_object_object_add(rj, "checks", res.checks);
+		json_object_object_add(rec->root, "rehearsal", rj);
+	}
+	layout_free(&l);
+	plan_free(&p);
+	record_finish(rec);
+	return record_exit_code(rec);
+}
+
+static void print_steps(const struct ctx *ctx, json_object *steps, bool actions)
+{
+	size_t n = steps ? json_object_array_length(steps) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *s = json_object_array_get_idx(steps, i);
+		const char *cmd = jget_str(s, "command");
+
+		if (actions)
+			out_line(ctx, "%3zu. [%s] %s", i + 1, jget_str(s, "action"), jget_str(s, "title"));
+		else
+			out_line(ctx, "%3zu. %s", i + 1, jget_str(s, "title"));
+		if (cmd && !streq(cmd, "guard")) {
+			/* indent every line of a multi-line command (the sfdisk here-document) */
+			_cleanup_free_ char *c = xstrdup(cmd);
+			char *save = NULL;
+
+			for (char *line = strtok_r(c, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+				out_line(ctx, "       $ %s", line);
+		}
+		if (jget_str(s, "note"))
+			out_line(ctx, "       note: %s", jget_str(s, "note"));
+	}
+}
+
+void step_plan_render(const struct ctx *ctx, json_object *rec)
+{
+	json_object *p = jget(rec, "plan"), *src = jget(p, "source"), *tgt = jget(p, "target");
+	json_object *paths = jget(p, "paths"), *fresh = jget(paths, "fresh_install"), *clone = jget(paths, "fs_clone");
+	json_object *rh = jget(rec, "rehearsal");
+	const char *shown = jget_str(p, "path_shown");
+	bool cp = jget_bool(clone, "possible");
+	char b[6][32];
+	_cleanup_table_ struct table *t = table_new(3);
+
+	out_heading(ctx, "plan: %s -> target %s", jget_str(src, "path"), jget_str(tgt, "spec"));
+	out_line(ctx, "source %s B (%s LBAs of %" PRIu64 " B), target %s B (%s LBAs of %" PRIu64 " B): delta %s B",
+		 fmt_thousands(jget_u64(src, "size_bytes"), b[0]), fmt_thousands(jget_u64(src, "lba_count"), b[1]),
+		 jget_u64(src, "lba_size"), fmt_thousands(jget_u64(tgt, "size_bytes"), b[2]),
+		 fmt_thousands(jget_u64(tgt, "lba_count"), b[3]), jget_u64(tgt, "lba_size"),
+		 fmt_thousands_signed(jget_i64(p, "delta_bytes"), b[4]));
+	out_line(ctx, "fingerprint %s", jget_str(p, "fingerprint"));
+	out_line(ctx, "%s", "");
+
+	table_header(t, "", "path 1: fresh install + restore", "path 2: clone with shrink");
+	table_row(t, "possible", "yes (recommended)", cp ? "yes" : "no");
+	table_row(t, "keeps", "config from the backup tarball", "everything: OS, keys, stores, PARTUUIDs, UUIDs");
+	table_cellf(t, "needs");
+	if (jget_u64(fresh, "refetchable_bytes"))
+		table_cellf(t, "download %s (~%" PRIu64 " min)", fmt_decimal(jget_u64(fresh, "refetchable_bytes"), b[0]),
+			    jget_u64(fresh, "refetch_minutes"));
+	else
+		table_cellf(t, "the package download (~%" PRIu64 " min)", jget_u64(fresh, "refetch_minutes"));
+	table_cellf(t, "%s", cp ? "a live environment, the source unmounted" : jget_str(clone, "why_not"));
+	{
+		json_object *parts = jget(clone, "partitions");
+		size_t n = parts ? json_object_array_length(parts) : 0;
+
+		for (size_t i = 0; cp && i < n; i++) {
+			json_object *q = json_object_array_get_idx(parts, i);
+
+			table_cellf(t, "p%" PRIu64, jget_u64(q, "number"));
+			table_cellf(t, "%s", "");
+			if (jget(q, "block_count") && jget_u64(q, "block_count") != jget_u64(q, "new_block_count"))
+				table_cellf(t, "LBA %s-%s, ext4 %s -> %s blocks", fmt_thousands(jget_u64(q, "new_start_lba"), b[0]),
+					    fmt_thousands(jget_u64(q, "new_end_lba"), b[1]),
+					    fmt_thousands(jget_u64(q, "block_count"), b[2]),
+					    fmt_thousands(jget_u64(q, "new_block_count"), b[3]));
+			else
+				table_cellf(t, "LBA %s-%s, as on the source", fmt_thousands(jget_u64(q, "new_start_lba"), b[0]),
+					    fmt_thousands(jget_u64(q, "new_end_lba"), b[1]));
+		}
+	}
+	table_print(ctx, t);
+	if (cp)
+		out_line(ctx, "(path 2's backup GPT header goes to LBA %s, the target's last)",
+			 fmt_thousands(jget_u64(tgt, "last_lba"), b[0]));
+	out_line(ctx, "%s", "");
+	if (!shown || streq(shown, "fresh")) {
+		out_heading(ctx, "path 1: fresh install + restore (recommended)");
+		print_steps(ctx, jget(fresh, "steps"), false);
+		out_line(ctx, "%s", "");
+	}
+	if (!shown || streq(shown, "clone")) {
+		out_heading(ctx, "path 2: filesystem-aware clone with shrink");
+		if (cp)
+			print_steps(ctx, jget(clone, "actions"), true);
+		else
+			out_line(ctx, "not possible: %s", jget_str(clone, "why_not"));
+		out_line(ctx, "%s", "");
+	}
+	if (rh) {
+		_cleanup_table_ struct table *r = table_new(5);
+		json_object *acts = jget(rh, "actions");
+		size_t n = acts ? json_object_array_length(acts) : 0;
+
+		out_heading(ctx, "rehearsal on throwaway copies (%.1f s, scratch peak %s)", jget_double(rh, "seconds"),
+			    fmt_decimal(jget_u64(rh, "scratch_peak_bytes"), b[0]));
+		table_header(r, "#", "action", "seconds", "status", "detail");
+		table_align(r, 2, ALIGN_RIGHT);
+		for (size_t i = 0; i < n; i++) {
+			json_object *x = json_object_array_get_idx(acts, i);
+
+			table_cellf(r, "%" PRIu64, jget_u64(x, "n"));
+			if (jget(x, "partition"))
+				table_cellf(r, "%s p%" PRIu64, jget_str(x, "action"), jget_u64(x, "partition"));
+			else
+				table_cellf(r, "%s", jget_str(x, "action"));
+			table_cellf(r, "%.2f", jget_double(x, "seconds"));
+			table_cellf(r, "%s", jget_str(x, "status"));
+			table_cellf(r, "%s", jget_str(x, "detail") ? jget_str(x, "detail") : "");
+		}
+		table_print(ctx, r);
+		out_line(ctx, "%s", "");
+	}
+	out_checks(ctx, rec);
+	out_verdict(ctx, rec, "%s", cp ? "both paths possible; path 1 recommended" : "only path 1 is possible");
+}
