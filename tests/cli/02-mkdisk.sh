@@ -22,6 +22,8 @@ within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = 
 # ---- arguments: exit 2 ----
 run 2 "$MKDISK"
 contains "usage: mkdisk"
+run 0 "$MKDISK" --help
+contains "variants: incident"
 run 2 "$MKDISK" incident
 run 2 "$MKDISK" frobnicate "$TMP/x.img"
 contains "unknown variant"
