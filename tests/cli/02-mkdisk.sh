@@ -183,7 +183,8 @@ jeq .filesystem.offset_bytes 0
 b=$(blkid -p "$IMG")
 case "$b" in *'UUID="0d6c4e57-7e41-493d-a531-809dda000000"'*'TYPE="ext4"'*) ;; *) fail "none: $b";; esac
 case "$b" in *PTTYPE*) fail "none has a partition table: $b";; esac
-fsck_clean "$IMG" 0
+# written by the same code as incident's p2 (fsck'd there): the superblock is enough here
+dumpe2fs -h "$IMG" 2>/dev/null | grep -q '^Filesystem state: *clean$' || fail "none: not clean"
 jeq .filesystem.block_count 500099670
 ok "none: a whole-disk ext4"
 rm -f "$IMG"
@@ -269,7 +270,9 @@ done
 grep -Eq 'k\.img1 +256 +131327 ' "$TMP/fd" || fail "4096: p1"
 grep -Eq 'k\.img2 +131328 +500099664 ' "$TMP/fd" || fail "4096: p2"
 blkid -p -O 1048576 "$IMG" | grep -q 'UUID="D6C4-0001"' || fail "4096: ESP not at 1 MiB"
-fsck_clean "$IMG" "$(fsoff 1)"
+blkid -p -O "$(fsoff 1)" "$IMG" | grep -q 'TYPE="ext4"' || fail "4096: p2 not ext4"
+[ "$(fsoff 1)" = $((131328 * 4096)) ] || fail "4096: p2 offset"
+dumpe2fs -h "$IMG?offset=$(fsoff 1)" 2>/dev/null | grep -q '^Filesystem state: *clean$' || fail "4096: p2 not clean"
 # sgdisk reads 4096-byte LBAs only from a device: a read-only loop device when we may
 if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 	dev=$(losetup -f --show -r --sector-size 4096 "$IMG")
@@ -281,5 +284,12 @@ if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 else
 	echo "# 4096: no loop device here, sgdisk check left to fdisk -b 4096"
 fi
-ok "--lba-size 4096: GPT at 4096-byte LBAs, 1 MiB aligned, clean ext4"
 rm -f "$IMG"
+# the whole check on the small one: e2fsck, and fsck.vfat on a FAT with 4096-byte sectors
+run 0 "$MKDISK" scaled "$IMG" --lba-size 4096
+jeq '.partition_table.partitions[0] | "\(.start_lba) \(.end_lba)"' "256 16639"
+fsck_clean "$IMG" "$(fsoff 1)"
+dd if="$IMG" of="$TMP/esp" bs=1M skip=1 count=64 status=none
+fsck.vfat -n "$TMP/esp" >"$TMP/vf" 2>&1 || { cat "$TMP/vf"; fail "fsck.vfat on the 4096-byte ESP"; }
+ok "--lba-size 4096: GPT at 4096-byte LBAs, 1 MiB aligned, clean FAT and ext4"
+rm -f "$IMG" "$TMP/esp"
