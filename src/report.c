@@ -425,7 +425,8 @@ char *report_text(json_object *rep)
 		fprintf(f, "  %-12s %-32s %s\n", "device", jget_str(src, "path") ?: "-",
 			jget_str(jget(acc, "target"), "path") ?: jget_str(tgt, "spec") ?: "-");
 		fprintf(f, "  %-12s %-32s %s\n", "model", jget_str(src, "model") ?: "-",
-			jget_str(tgt, "model") ?: jget_str(jget(acc, "target"), "model") ?: "-");
+			jget_str(tgt, "model") ?: jget_str(jget(pre, "target_identity"), "model") ?:
+			jget_str(jget(acc, "target"), "model") ?: "-");
 		fprintf(f, "  %-12s %-32s %s\n", "firmware", jget_str(src, "firmware") ?: "-", jget_str(tgt, "firmware") ?: "-");
 		snprintf(c, sizeof(c), "%s", u64s(src, "size_bytes", a));
 		fprintf(f, "  %-12s %-32s %s\n", "bytes", c, u64s(tgt, "size_bytes", b));
@@ -471,6 +472,16 @@ char *report_text(json_object *rep)
 		fprintf(f, "\n%s\n  verdict %s: %zu checks passed, %zu warned, %zu failed, %zu skipped\n",
 			streq(*s, "restore") ? "Restore" : "Restore verification", jget_str(rec, "verdict") ?: "?",
 			n[ST_PASS], n[ST_WARN], n[ST_FAIL], n[ST_SKIP]);
+		{
+			json_object *arc = jget(rec, "archive");
+			const char *bpath, *bsha, *vsha = jget_str(arc, "sha256");
+			uint64_t bbytes, bentries;
+
+			backup_fields(jget(steps, "backup"), &bpath, &bsha, &bbytes, &bentries);
+			if (vsha)
+				fprintf(f, "  tarball  %s, sha256 %.16s... %s\n", jget_str(arc, "path") ?: "?", vsha,
+					!bsha ? "(no backup record to compare)" : streq(vsha, bsha) ? "(the backup's)" : "(NOT the backup's tarball)");
+		}
 	}
 
 	if (acc) {
@@ -624,16 +635,22 @@ static void svg_latency(FILE *f, json_object *runs, const struct profile *p)
 			const struct accept_run *pr = &p->runs[j];
 			if (!streq(pr->name, jget_str(r, "name")))
 				continue;
-			if (pr->max_p50_us)
+			if (pr->max_p50_us) {
 				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"5,4\"/>"
-					   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">%s p50 &lt;= %" PRIu64 " us</text>\n",
+					   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">",
 					SX(2), SY((double)pr->max_p50_us), SX(10), SY((double)pr->max_p50_us), col, SX(2) + 2,
-					SY((double)pr->max_p50_us) - 3, col, pr->name, pr->max_p50_us);
-			if (pr->max_p99_9_us)
+					SY((double)pr->max_p50_us) - 3, col);
+				html_esc(f, pr->name);
+				fprintf(f, " p50 &lt;= %" PRIu64 " us</text>\n", pr->max_p50_us);
+			}
+			if (pr->max_p99_9_us) {
 				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"5,4\"/>"
-					   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">%s p99.9 &lt;= %" PRIu64 " us</text>\n",
+					   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">",
 					SX(300), SY((double)pr->max_p99_9_us), SX(3000), SY((double)pr->max_p99_9_us), col, SX(300),
-					SY((double)pr->max_p99_9_us) - 3, col, pr->name, pr->max_p99_9_us);
+					SY((double)pr->max_p99_9_us) - 3, col);
+				html_esc(f, pr->name);
+				fprintf(f, " p99.9 &lt;= %" PRIu64 " us</text>\n", pr->max_p99_9_us);
+			}
 		}
 	}
 	fputs("</svg>\n", f);

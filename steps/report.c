@@ -84,8 +84,9 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			key_path = DEFAULT_KEY;
 		r = sshkey_load_private(key_path, &key, &why);
 		if (r < 0)
-			return ctx_error(ctx, EXIT_FAILED, "cannot use key '%s': %s%s", key_path, why,
-					 r == -ENOTSUP ? "; make one with 'ssh-keygen -t ed25519'" : "");
+			return ctx_error(ctx, EXIT_FAILED, "cannot use key '%s': %s%s%s", key_path, why,
+					 r == -ENOTSUP ? "; make one with 'ssh-keygen -t ed25519'" : "",
+					 r != -ENOTSUP && r != -EBADMSG ? "; pass --key FILE (an OpenSSH ed25519 key)" : "");
 		if (key->encrypted && !(getenv("SSH_AUTH_SOCK") && *getenv("SSH_AUTH_SOCK")))
 			return ctx_error(ctx, EXIT_FAILED,
 					 "key '%s' is encrypted and no ssh-agent is reachable (SSH_AUTH_SOCK is not set); "

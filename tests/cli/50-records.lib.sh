@@ -52,7 +52,9 @@ EOF
   "schema": "swaptool/1", "step": "verify", "version": "0.1.0", "host": "dgx4",
   "started": "2026-11-05T09:01:00Z", "finished": "2026-11-05T09:01:01Z", "verdict": "pass",
   "checks": [ { "id": "manifest", "status": "pass", "summary": "42 of 42 entries match" },
-              { "id": "fstab", "status": "pass", "summary": "every UUID in /etc/fstab resolves" } ]
+              { "id": "fstab", "status": "pass", "summary": "every UUID in /etc/fstab resolves" } ],
+  "archive": { "path": "/home/nv/dgx4-swap-backup-20261104/dgx4-config.tar.gz", "bytes": 9830,
+    "sha256": "9f2c1e0b5a7d3c4e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f67", "entries": 42 }
 }
 EOF
 	cat >"$d/accept.json" <<'EOF'

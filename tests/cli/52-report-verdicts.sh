@@ -34,6 +34,8 @@ grep -q "GPT backup header at LBA 4,000,797,359 on the old drive; the new drive'
 	"$TMP/all/out/report.txt" || fail "report.txt: backup header"
 grep -q "9f2c1e0b5a7d3c4e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f67" "$TMP/all/out/report.txt" || fail "report.txt: sha256"
 grep -q "rand16-iops  *>= 60000 IOPS  *118200.5  *pass" "$TMP/all/out/report.txt" || fail "report.txt: gate row"
+grep -q "tarball  /home/nv/dgx4-swap-backup-20261104/dgx4-config.tar.gz, sha256 9f2c1e0b5a7d3c4e... (the backup's)" \
+	"$TMP/all/out/report.txt" || fail "report.txt: verify's tarball is the backup's"
 # the human output prints the summary, the allowed_signers line and the verify command
 run 0 "$SWAPTOOL" --state "$TMP/all" report --key "$TMP/key" --out "$TMP/all/out" --identity t@x
 contains "verdict: accepted"

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/* report: step judgements (the preflight clone-trap rule), verdicts, engine gates, record hashes. */
+#include "tap.h"
+#include "util.h"
+#include "report.h"
+
+static json_object *J(const char *text)
+{
+	json_object *o = json_tokener_parse(text);
+	if (!o)
+		abort();
+	return o;
+}
+
+#define TRAP_CHECKS                                                                                   \
+	"{\"id\":\"raw-clone\",\"status\":\"fail\",\"summary\":\"a raw clone cannot fit\"},"           \
+	"{\"id\":\"gpt-backup-header\",\"status\":\"fail\",\"summary\":\"LBA 4,000,797,359\"},"        \
+	"{\"id\":\"partition-fit\",\"status\":\"fail\",\"summary\":\"p2 ends past 3,907,029,134\"}"
+#define PATHS "\"paths\":{\"raw_clone\":{\"possible\":false},\"fs_clone\":{\"possible\":true},\"fresh_install\":{\"possible\":true}}"
+
+static enum status judge(const char *step, const char *text, char **why)
+{
+	json_object *o = text ? J(text) : NULL;
+	enum status st = report_judge_step(step, o, why);
+	json_object_put(o);
+	return st;
+}
+
+static void test_judge(void)
+{
+	char *why = NULL;
+
+	CHECK(judge("verify", NULL, &why) == ST_SKIP);
+	CHECK_STR(why, "not run");
+	free(why);
+	/* the incident's preflight: fails only on the clone trap, with paths: done */
+	CHECK(judge("preflight", "{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS "]," PATHS "}", &why) == ST_PASS);
+	CHECK(why && startswith(why, "clone trap found"));
+	free(why);
+	/* ... plus a warning elsewhere: still done */
+	CHECK(judge("preflight", "{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS ",{\"id\":\"drive-class\",\"status\":\"warn\"}]," PATHS "}",
+		    &why) == ST_PASS);
+	free(why);
+	/* ... plus a failing health check: failed */
+	CHECK(judge("preflight", "{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS ",{\"id\":\"health\",\"status\":\"fail\",\"summary\":\"media errors\"}]," PATHS "}",
+		    &why) == ST_FAIL);
+	free(why);
+	/* ... no possible path: failed */
+	CHECK(judge("preflight", "{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS "],\"paths\":{\"fs_clone\":{\"possible\":false}}}",
+		    &why) == ST_FAIL);
+	free(why);
+	/* the same failing checks on another step are a failure */
+	CHECK(judge("clone", "{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS "]," PATHS "}", &why) == ST_FAIL);
+	CHECK_STR(why, "raw-clone: a raw clone cannot fit");
+	free(why);
+	CHECK(judge("verify", "{\"verdict\":\"warn\",\"checks\":[{\"id\":\"fstab\",\"status\":\"warn\",\"summary\":\"x\"}]}", &why) == ST_WARN);
+	CHECK_STR(why, "fstab: x");
+	free(why);
+	/* an accept record that says pass while an engine gate failed */
+	CHECK(judge("accept", "{\"verdict\":\"pass\",\"gates\":[{\"name\":\"engine-bench\",\"status\":\"fail\"}]}", &why) == ST_FAIL);
+	free(why);
+	CHECK(judge("backup", "{\"verdict\":\"pass\",\"entries\":42,\"archive\":{\"path\":\"/b.tar.gz\",\"bytes\":9830,\"sha256\":\"abcdef0123456789ff\"}}",
+		    &why) == ST_PASS);
+	CHECK_STR(why, "'/b.tar.gz': 42 entries, 9,830 bytes, sha256 abcdef0123456789...");
+	free(why);
+}
+
+static void test_engine(void)
+{
+	bool run, failed;
+	json_object *o;
+
+	o = J("{\"engine_gates_run\":false,\"gates\":[{\"name\":\"engine-x\",\"status\":\"pass\"}]}");
+	report_engine_gates(o, &run, &failed);
+	CHECK(!run && !failed);
+	json_object_put(o);
+	/* without the flag: inferred from engine-* gates */
+	o = J("{\"gates\":[{\"name\":\"rand16-iops\",\"status\":\"pass\"},{\"name\":\"engine-cold\",\"status\":\"fail\"}]}");
+	report_engine_gates(o, &run, &failed);
+	CHECK(run && failed);
+	json_object_put(o);
+	o = J("{\"gates\":[{\"name\":\"rand16-iops\",\"status\":\"pass\"}]}");
+	report_engine_gates(o, &run, &failed);
+	CHECK(!run && !failed);
+	json_object_put(o);
+	CHECK(report_gate_of_run("rand16-p50", "rand16"));
+	CHECK(!report_gate_of_run("rand160-p50", "rand16"));
+	CHECK(report_gate_of_run("seq", "seq"));
+}
+
+static enum report_verdict verdict_of(const char *steps, char **why, json_object **missing)
+{
+	json_object *o = J(steps);
+	enum report_verdict v;
+
+	*missing = json_object_new_array();
+	v = report_verdict(o, *missing, why);
+	json_object_put(o);
+	return v;
+}
+
+static void test_verdict(void)
+{
+	json_object *missing = NULL;
+	char *why = NULL;
+	const char *pass = "{\"verdict\":\"pass\",\"checks\":[]}";
+	_cleanup_free_ char *all = xasprintf(
+		"{\"preflight\":{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS "]," PATHS "},\"backup\":%s,\"verify\":%s,"
+		"\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":true,\"gates\":[{\"name\":\"engine-a\",\"status\":\"pass\"}]}}",
+		pass, pass);
+	_cleanup_free_ char *noengine = xasprintf(
+		"{\"preflight\":%s,\"backup\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":false}}", pass,
+		pass, pass);
+	_cleanup_free_ char *failed = xasprintf(
+		"{\"preflight\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"fail\",\"checks\":[{\"id\":\"rand16-iops\",\"status\":\"fail\",\"summary\":\"12.9 K\"}]}}",
+		pass, pass);
+	_cleanup_free_ char *planfail = xasprintf(
+		"{\"preflight\":%s,\"backup\":%s,\"verify\":%s,\"plan\":{\"verdict\":\"fail\"},"
+		"\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":true}}",
+		pass, pass, pass);
+
+	CHECK(verdict_of(all, &why, &missing) == RV_ACCEPTED);
+	CHECK(json_object_array_length(missing) == 0);
+	free(why);
+	json_object_put(missing);
+
+	CHECK(verdict_of(noengine, &why, &missing) == RV_INCOMPLETE);
+	CHECK_STR(why, "missing: accept engine gates (cold-boot 157 K prompt, full bench)");
+	free(why);
+	json_object_put(missing);
+
+	/* rejected wins over incomplete (backup is also missing here) */
+	CHECK(verdict_of(failed, &why, &missing) == RV_REJECTED);
+	CHECK_STR(why, "accept failed: rand16-iops: 12.9 K");
+	CHECK(json_object_array_length(missing) == 1);
+	free(why);
+	json_object_put(missing);
+
+	CHECK(verdict_of(planfail, &why, &missing) == RV_ACCEPTED);
+	free(why);
+	json_object_put(missing);
+
+	CHECK(verdict_of("{}", &why, &missing) == RV_INCOMPLETE);
+	CHECK_STR(why, "missing: preflight, backup, verify, accept");
+	free(why);
+	json_object_put(missing);
+	CHECK_STR(report_verdict_name(RV_REJECTED), "rejected");
+}
+
+static void test_hashes(void)
+{
+	/* doubles, escapes and key order survive a pretty print and a re-parse */
+	json_object *rec = J("{\"step\":\"accept\",\"iops\":68.799999999999997,\"x\":1.50,\"s\":\"a/b\\u00e9\\u0001\",\"z\":1e3}");
+	json_object *report = json_object_new_object(), *steps = json_object_new_object(), *records = json_object_new_array();
+	json_object *e = json_object_new_object(), *back;
+	char h1[65], h2[65];
+	char *why = NULL;
+
+	CHECK(report_record_sha256(rec, h1) == 0);
+	back = J(json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PRETTY));
+	CHECK(report_record_sha256(back, h2) == 0);
+	CHECK_STR(h2, h1);
+	json_object_put(back);
+
+	jset_str(e, "step", "accept");
+	jset_str(e, "sha256", h1);
+	json_object_array_add(records, e);
+	json_object_object_add(steps, "accept", rec);
+	json_object_object_add(report, "steps", steps);
+	json_object_object_add(report, "records", records);
+	CHECK(report_check_hashes(report, &why) == 0);
+	CHECK_STR(why, "1 record hashes match");
+	free(why);
+	jset_double(rec, "iops", 999);
+	CHECK(report_check_hashes(report, &why) == -EBADMSG);
+	free(why);
+	json_object_put(report);
+}
+
+int main(void)
+{
+	test_judge();
+	test_engine();
+	test_verdict();
+	test_hashes();
+	return tap_done();
+}
