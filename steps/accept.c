@@ -665,6 +665,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			snprintf(gname, sizeof(gname), "%.31s-errors", p->name);
 			harness_pass = false;
 			jset_str(g, "name", gname);
+			jset_str(g, "kind", "harness");
 			jset_str(g, "run", p->name);
 			jset_str(g, "status", "fail");
 			jset_u64(g, "threshold", 0);
@@ -684,6 +685,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 			harness_pass &= gv[k].pass;
 			jset_str(g, "name", gv[k].name);
+			jset_str(g, "kind", "harness");
 			jset_str(g, "run", p->name);
 			jset_str(g, "status", gv[k].pass ? "pass" : "fail");
 			jset_double(g, "threshold", gv[k].threshold);
@@ -787,6 +789,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 				snprintf(id, sizeof(id), "engine-%.80s", all[i]->name);
 				g = json_object_new_object();
 				jset_str(g, "name", id);
+				jset_str(g, "kind", "engine");
 				jset_str(g, "status", pass ? "pass" : "fail");
 				jset_str(g, "threshold", "exit 0");
 				json_object_object_add(g, "measured", json_object_get(jget(e, "exit_code")));
