@@ -370,6 +370,25 @@ static void fmt_us(double v, char buf[32])
 		snprintf(buf, 32, "%.0f us", v);
 }
 
+char *report_value_text(json_object *v)
+{
+	if (!v)
+		return xstrdup("-");
+	if (json_object_is_type(v, json_type_string))
+		return xstrdup(json_object_get_string(v));
+	if (json_object_is_type(v, json_type_double)) {
+		/* json-c keeps 17 significant digits (376.31900000000002): people read one decimal */
+		double d = json_object_get_double(v);
+		return d == floor(d) && fabs(d) < 1e15 ? xasprintf("%.0f", d) : xasprintf("%.1f", d);
+	}
+	return xstrdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static char *json_text(json_object *v)
+{
+	return report_value_text(v);
+}
+
 /* A gate's threshold as people read it: ">= 60000 IOPS". */
 static char *gate_threshold(json_object *g)
 {
@@ -379,20 +398,10 @@ static char *gate_threshold(json_object *g)
 
 	if (!t)
 		return xstrdup("-");
-	v = xstrdup(json_object_is_type(t, json_type_string) ? json_object_get_string(t)
-							     : json_object_to_json_string_ext(t, JSON_C_TO_STRING_PLAIN));
+	v = report_value_text(t);
 	if (json_object_is_type(t, json_type_string))
 		return TAKE_PTR(v);
 	return xasprintf("%s%s%s%s%s", op ?: "", op ? " " : "", v, unit ? " " : "", unit ?: "");
-}
-
-static char *json_text(json_object *v)
-{
-	if (!v)
-		return xstrdup("-");
-	if (json_object_is_type(v, json_type_string))
-		return xstrdup(json_object_get_string(v));
-	return xstrdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 char *report_text(json_object *rep)

@@ -54,5 +54,8 @@ char *report_html(json_object *report, const struct profile *p);
 
 /* An accept record from an accept record or a report (its steps.accept); NULL when neither. */
 json_object *report_accept_of(json_object *doc);
+/* A JSON value for a table cell: strings as they are, doubles with one decimal (integral ones
+ * without), others as JSON; NULL as "-". Caller frees. */
+char *report_value_text(json_object *v);
 /* The gates of an accept record that belong to a run ("rand16-p50" belongs to "rand16"). */
 bool report_gate_of_run(const char *gate, const char *run);

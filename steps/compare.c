@@ -224,11 +224,7 @@ static void cell_ratio(struct table *t, json_object *o, const char *key)
 
 static char *json_cell(json_object *v)
 {
-	if (!v)
-		return xstrdup("-");
-	if (json_object_is_type(v, json_type_string))
-		return xstrdup(json_object_get_string(v));
-	return xstrdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+	return report_value_text(v);
 }
 
 void step_compare_render(const struct ctx *ctx, json_object *record)
