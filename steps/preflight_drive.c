@@ -437,13 +437,14 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 		char b[3][32];
 
 		drive_lookup(ctx->profile, target_model, &mc);
-		/* A device's own model and --target-model must name the same drive. */
-		if (t.model && *t.model) {
+		/* A device's own model and --target-model must name the same catalogue entry. A model the
+		 * catalogue does not know is not compared: "990 PRO" and "Samsung SSD 990 PRO 2TB" are one
+		 * drive, and only the catalogue knows which spellings belong together. */
+		if (t.model && *t.model && mc.known) {
 			struct drive_class dc;
 
 			drive_lookup(ctx->profile, t.model, &dc);
-			if (mc.known ? !dc.known || !streq(mc.e.name, dc.e.name)
-				     : !drive_model_matches(t.model, target_model)) {
+			if (!dc.known || !streq(mc.e.name, dc.e.name)) {
 				code = ctx_error(ctx, EXIT_USAGE,
 						 "--target-model '%s' disagrees with --target '%s', which reports '%s'; "
 						 "drop --target-model or name the drive that is attached",
