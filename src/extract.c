@@ -589,8 +589,8 @@ static int write_step(int rootfd, const struct restore_step *s, const char *root
 		r = fail(why, -errno, "cannot put '%s' in place: %m", s->dest);
 		goto bad;
 	}
-	if (fsync(dfd) < 0)
-		return fail(why, -errno, "cannot flush the directory of '%s': %m", s->dest);
+	/* the directories are flushed once at the end (syncfs): one fsync per entry's directory
+	 * made a 8,000-entry restore take 16,000 flushes */
 	return 0;
 bad:
 	unlinkat(dfd, tmp, 0);
@@ -736,6 +736,8 @@ int restore_apply(const struct arc *a, const struct restore_opts *o, struct rest
 		}
 	}
 	strlist_clear(&made);
+	if (r == 0 && syncfs(rootfd) < 0)
+		r = fail(why, -errno, "cannot flush the filesystem of '%s': %m", o->root);
 	if (r == 0 && o->state_dir && a->man.nst > 0) {
 		r = mkdir_p(o->state_dir, 0700);
 		for (size_t i = 0; i < a->man.nst && r == 0; i++) {

@@ -245,6 +245,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 	json_object *o, *a, *u;
 	const char *dup = NULL, *pwhy;
 	size_t n;
+	int rr;
 
 	*m = (struct manifest){ 0 };
 	if (!tok)
@@ -266,8 +267,9 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 	}
 	json_tokener_free(tok);
 	if (!json_object_is_type(o, json_type_object) || !streq(jget_str(o, "schema"), MANIFEST_SCHEMA)) {
+		rr = bad(why, "the manifest's schema is not '%s'", MANIFEST_SCHEMA);
 		json_object_put(o);
-		return bad(why, "the manifest's schema is not '%s'", MANIFEST_SCHEMA);
+		return rr;
 	}
 	m->host = opt_str(o, "host");
 	m->user = opt_str(o, "user");
@@ -275,13 +277,15 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 	m->created = opt_str(o, "created");
 	a = jget(o, "entries");
 	if (!a || !json_object_is_type(a, json_type_array)) {
+		rr = bad(why, "the manifest has no 'entries' array");
 		json_object_put(o);
-		return bad(why, "the manifest has no 'entries' array");
+		return rr;
 	}
 	n = json_object_array_length(a);
 	if (n > ARC_MAX_ENTRIES) {
+		rr = bad(why, "the manifest lists %zu entries, more than the limit of %d", n, ARC_MAX_ENTRIES);
 		json_object_put(o);
-		return bad(why, "the manifest lists %zu entries, more than the limit of %d", n, ARC_MAX_ENTRIES);
+		return rr;
 	}
 	for (size_t i = 0; i < n; i++) {
 		json_object *j = json_object_array_get_idx(a, i);
@@ -292,31 +296,36 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 		unsigned long mv;
 
 		if (!path || path_check(path, &pwhy) < 0) {
-			json_object_put(o);
-			return bad(why, "manifest entry %zu '%s': %s", i, path ? path : "(none)",
+			rr = bad(why, "manifest entry %zu '%s': %s", i, path ? path : "(none)",
 				   path ? pwhy : "no path");
+			json_object_put(o);
+			return rr;
 		}
 		if (startswith(path, MANIFEST_NAME) || streq(path, STATE_DIR_NAME) ||
 		    startswith(path, STATE_DIR_NAME "/")) {
+			rr = bad(why, "manifest entry '%s' uses a name reserved for swaptool", path);
 			json_object_put(o);
-			return bad(why, "manifest entry '%s' uses a name reserved for swaptool", path);
+			return rr;
 		}
 		e = manifest_add(m, path);
 		if (!type || mtype_parse(type, &e->type) < 0) {
+			rr = bad(why, "manifest entry '%s': unknown type '%s'", path, type ? type : "(none)");
 			json_object_put(o);
-			return bad(why, "manifest entry '%s': unknown type '%s'", path, type ? type : "(none)");
+			return rr;
 		}
 		errno = 0;
 		mv = mode ? strtoul(mode, &end, 8) : 0;
 		if (!mode || !*mode || *end || errno || mv > 07777) {
+			rr = bad(why, "manifest entry '%s': bad mode '%s'", path, mode ? mode : "(none)");
 			json_object_put(o);
-			return bad(why, "manifest entry '%s': bad mode '%s'", path, mode ? mode : "(none)");
+			return rr;
 		}
 		e->mode = (uint32_t)mv;
 		if (!is_uint(jget(j, "uid")) || !is_uint(jget(j, "gid")) || !is_uint(jget(j, "size")) ||
 		    !jget_str(j, "user") || !jget_str(j, "group")) {
+			rr = bad(why, "manifest entry '%s': uid, gid, size, user or group missing", path);
 			json_object_put(o);
-			return bad(why, "manifest entry '%s': uid, gid, size, user or group missing", path);
+			return rr;
 		}
 		e->uid = (uint32_t)jget_u64(j, "uid");
 		e->gid = (uint32_t)jget_u64(j, "gid");
@@ -327,15 +336,17 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 		e->parent = jget_bool(j, "parent");
 		if (e->type == MT_FILE) {
 			if (!hex64(sha)) {
+				rr = bad(why, "manifest entry '%s': no valid sha256", path);
 				json_object_put(o);
-				return bad(why, "manifest entry '%s': no valid sha256", path);
+				return rr;
 			}
 			memcpy(e->sha256, sha, 65);
 		}
 		if (e->type == MT_SYMLINK || e->type == MT_HARDLINK) {
 			if (!link || !*link) {
+				rr = bad(why, "manifest entry '%s': a %s without a target", path, type);
 				json_object_put(o);
-				return bad(why, "manifest entry '%s': a %s without a target", path, type);
+				return rr;
 			}
 			e->link = xstrdup(link);
 		}
@@ -344,8 +355,9 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 	if (a && json_object_is_type(a, json_type_array)) {
 		n = json_object_array_length(a);
 		if (n > 256) {
+			rr = bad(why, "the manifest lists %zu state records, more than 256", n);
 			json_object_put(o);
-			return bad(why, "the manifest lists %zu state records, more than 256", n);
+			return rr;
 		}
 		m->st = xcalloc(n, sizeof(*m->st));
 		for (size_t i = 0; i < n; i++) {
@@ -353,8 +365,9 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 			const char *name = jget_str(j, "name"), *sha = jget_str(j, "sha256");
 
 			if (!state_name_ok(name) || !hex64(sha) || !is_uint(jget(j, "size"))) {
+				rr = bad(why, "manifest state record %zu '%s' is malformed", i, name ? name : "(none)");
 				json_object_put(o);
-				return bad(why, "manifest state record %zu '%s' is malformed", i, name ? name : "(none)");
+				return rr;
 			}
 			m->st[m->nst].name = xstrdup(name);
 			m->st[m->nst].size = jget_u64(j, "size");
@@ -371,8 +384,9 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 			const char *p = json_object_get_string(json_object_array_get_idx(c, i));
 
 			if (!p || path_check(p, &pwhy) < 0) {
+				rr = bad(why, "undo path '%s': %s", p ? p : "(none)", p ? pwhy : "not a string");
 				json_object_put(o);
-				return bad(why, "undo path '%s': %s", p ? p : "(none)", p ? pwhy : "not a string");
+				return rr;
 			}
 			strlist_add(&m->undo_created, p);
 		}
