@@ -390,8 +390,9 @@ static void health_check(struct record *rec, struct side *src, struct side *tgt)
 	}
 	if (!summary) {
 		const char *why = src->unknown ? src->unknown
-				  : src->nvme ? "no SMART/health log (smart-log.bin missing?)"
-					      : "no drive identity";
+				  : !src->nvme	     ? "no drive identity"
+				  : src->n.from_dumps ? "no SMART/health log: smart-log.bin is not among the dumps"
+						      : "the SMART/health log could not be read";
 		record_check(rec, "health", ST_SKIP, "%s", why);
 		return;
 	}

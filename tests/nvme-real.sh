@@ -18,7 +18,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 command -v nvme >/dev/null || skip "no nvme-cli"
 command -v jq >/dev/null || skip "no jq"
 [ -x "$SWAPTOOL" ] || skip "no swaptool at '$SWAPTOOL'; build first"
-ctrls=$(ls /sys/class/nvme 2>/dev/null | grep -E '^nvme[0-9]+$' || true)
+ctrls=$(for c in /sys/class/nvme/nvme*; do [[ "${c##*/}" =~ ^nvme[0-9]+$ ]] && echo "${c##*/}"; done; true)
 [ -n "$ctrls" ] || skip "no NVMe controller on this machine"
 
 TMP=$(mktemp -d)
