@@ -16,7 +16,7 @@ static char *command_for(const char *step, json_object *pre, json_object *backup
 
 	tar = tar ?: "TARBALL";
 	if (streq(step, "preflight"))
-		return xstrdup("swaptool preflight /dev/nvme0 --target 2000398934016");
+		return xstrdup("swaptool preflight /dev/nvme0 --target SIZE|DEVICE|IMAGE   (the new drive's bytes, e.g. 2000398934016)");
 	if (streq(step, "backup"))
 		return xstrdup("swaptool backup");
 	if (streq(step, "plan"))

@@ -13,7 +13,7 @@ jeq .next.step preflight
 jeq '[.steps[] | .state] | unique | join(",")' missing
 run 0 "$SWAPTOOL" --state "$STATE" status
 contains "next: 'preflight' has not run"
-contains "swaptool preflight /dev/nvme0 --target 2000398934016"
+contains "swaptool preflight /dev/nvme0 --target SIZE|DEVICE|IMAGE"
 
 # preflight (clone-trap finding) and backup done: restore is next, with the backup's tarball
 write_records "$TMP/all"
