@@ -82,9 +82,17 @@ bad_key ecdsa "not an ssh-ed25519 key"
 bad_key absent "cannot read the key file"
 ok "malformed keys: wrong magic, checkint mismatch, truncated, trailing data, not ed25519"
 
-# no key as a non-root user is a usage error with the way out
+# no key: as root the host key, else a usage error with the way out
+HOSTKEY=/etc/ssh/ssh_host_ed25519_key
 if [ "$(id -u)" != 0 ]; then
 	run 2 "$SWAPTOOL" --state "$STATE" report --out "$TMP/n"
+	contains "pass --key FILE"
+elif [ -r "$HOSTKEY" ] && [ -r "$HOSTKEY.pub" ]; then
+	run 0 "$SWAPTOOL" --state "$STATE" --json report --out "$TMP/h"
+	jeq .signer.fingerprint "$(ssh-keygen -lf "$HOSTKEY.pub" | awk '{print $2}')"
+else
+	run 3 "$SWAPTOOL" --state "$STATE" report --out "$TMP/h"
+	contains "cannot use key '$HOSTKEY'"
 	contains "pass --key FILE"
 fi
 run 0 "$SWAPTOOL" --state "$STATE" --json report --no-sign --out "$TMP/n"
