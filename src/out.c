@@ -223,6 +223,7 @@ void out_checks(const struct ctx *ctx, json_object *record)
 void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ...)
 {
 	enum status st = ST_FAIL;
+	_cleanup_free_ char *text = NULL;
 	va_list ap;
 
 	if (ctx->json)
@@ -231,9 +232,31 @@ void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ..
 	printf("\n%sverdict:%s %s  ", ctx->color ? ANSI_BOLD : "", ctx->color ? ANSI_RESET : "",
 	       out_status(ctx, st));
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	if (vasprintf(&text, fmt, ap) < 0)
+		abort();
 	va_end(ap);
-	fputc('\n', stdout);
+	/* No words of the step's own: the most severe check says why (the first of them). */
+	if (!*text) {
+		json_object *checks = jget(record, "checks");
+		enum status worst = ST_PASS;
+
+		for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
+			json_object *c = json_object_array_get_idx(checks, i);
+			enum status cs = ST_PASS;
+
+			status_parse(jget_str(c, "status"), &cs);
+			if (cs > worst && cs != ST_SKIP) {
+				worst = cs;
+				free(text);
+				text = xstrdup(jget_str(c, "summary"));
+			}
+		}
+		if (!*text) {
+			free(text);
+			text = xstrdup("every check passed");
+		}
+	}
+	puts(text);
 }
 
 void out_json(json_object *o)
