@@ -290,7 +290,10 @@ static void add_checks(struct record *rec, const struct layout *l)
 			}
 		if (!shrink)
 			record_check(rec, "fs-fit", ST_PASS, "every filesystem fits the target as it is");
-	} else
+	} else if (l->raw_clone_possible)
+		record_check(rec, "fs-fit", ST_SKIP, "not needed, a raw clone fits (a filesystem-aware clone would not: %s)",
+			     l->fs_clone_why);
+	else
 		record_check(rec, "fs-fit", ST_FAIL, "a filesystem-aware clone is not possible: %s", l->fs_clone_why);
 
 	if (l->lba_size_differs)

@@ -18,3 +18,32 @@ run 2 "$SWAPTOOL" --state
 contains "needs a value"
 
 ok "basics"
+
+# Step help, both spellings.
+run 0 "$SWAPTOOL" help preflight
+contains "--target SPEC"
+run 0 "$SWAPTOOL" preflight --help
+contains "--target-lba-size"
+
+# Colour only on a terminal, and never with NO_COLOR or --no-color (script(1) gives us a pty).
+if command -v script >/dev/null; then
+	truncate -s 64M "$TMP/c.img"
+	esc=$(printf '\033[')
+	script -qec "$SWAPTOOL --state $STATE preflight $TMP/c.img --target 2TB" /dev/null >"$TMP/tty.out" || true
+	grep -qF "$esc" "$TMP/tty.out" || fail "no colour on a terminal"
+	NO_COLOR=1 script -qec "$SWAPTOOL --state $STATE preflight $TMP/c.img --target 2TB" /dev/null >"$TMP/tty.out" || true
+	! grep -qF "$esc" "$TMP/tty.out" || fail "colour despite NO_COLOR"
+	script -qec "$SWAPTOOL --state $STATE --no-color preflight $TMP/c.img --target 2TB" /dev/null >"$TMP/tty.out" || true
+	! grep -qF "$esc" "$TMP/tty.out" || fail "colour despite --no-color"
+	"$SWAPTOOL" --state "$STATE" preflight "$TMP/c.img" --target 2TB >"$TMP/pipe.out" || true
+	! grep -qF "$esc" "$TMP/pipe.out" || fail "colour into a pipe"
+	ok "colour rules"
+fi
+
+# --json anywhere on the line gives exactly one JSON document.
+run 0 "$SWAPTOOL" --state "$STATE" preflight "$TMP/c.img" --target 2TB --json
+[ "$(printf '%s' "$OUT" | jq -s length)" = 1 ] || fail "more than one JSON document"
+jeq .schema swaptool/1
+jeq .step preflight
+jeq .host "$(hostname -s)"
+ok "one JSON document"
