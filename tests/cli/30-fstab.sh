@@ -2,18 +2,24 @@
 # SPDX-License-Identifier: MIT
 # The fstab trap: an fstab (or crypttab) naming UUID=/PARTUUID=/LABEL= that do not resolve here
 # (libblkid) is not restored: the current file stays, the old one goes to fstab.pre-swap, and
-# each unresolved line is listed with what breaks at boot. With the seed image's filesystems
+# each unresolved line is listed with what breaks at boot. With a disk holding those filesystems
 # attached (loop + partx), the same identifiers resolve and the file is restored.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/fixtures/backup-lib.sh"
 
+# Identifiers of this run only: other tests attach the seed image (mkdisk) at the same time,
+# so its UUIDs may or may not resolve here; these cannot, until this test attaches its image.
+rnd() { od -An -N"$1" -tx1 /dev/urandom | tr -d ' \n'; }
+RU=$(cat /proc/sys/kernel/random/uuid)
+VOL=$(rnd 4 | tr a-f A-F)
+EV="${VOL:0:4}-${VOL:4:4}"
+PU=$(cat /proc/sys/kernel/random/uuid)
+LB="SWT$(rnd 3 | tr a-f A-F)"
 D="$TMP/demo"
-demo_root "$D"
+FSTAB_ROOT_UUID=$RU FSTAB_EFI_UUID=$EV "$SRCDIR/tests/fixtures/make-demo-root.sh" "$D" >/dev/null
 mkdir -p "$STATE"
 T="$TMP/b.tar.gz"
 run 0 "$SWAPTOOL" --state "$STATE" backup --root "$D" --home /home/nv --out "$T"
-blkid -U 0d6c4e57-7e41-493d-a531-809dda000002 >/dev/null 2>&1 &&
-	skip "the seed image's UUID already resolves on this machine (a leaked loop device?)"
 
 # ---- the trap fires: a fresh install's fstab names other UUIDs ----
 F="$TMP/fresh"
@@ -31,10 +37,10 @@ jeq '.fstab[0].kept_as' etc/fstab.pre-swap
 jeq '.fstab[0].unresolved | length' 2
 jeq '.fstab[0].unresolved[0].line' 2
 jeq '.fstab[0].unresolved[0].tag' UUID
-jeq '.fstab[0].unresolved[0].value' 0d6c4e57-7e41-493d-a531-809dda000002
+jeq '.fstab[0].unresolved[0].value' "$RU"
 jeq '.fstab[0].unresolved[0].target' /
 jeq '.fstab[0].unresolved[1].line' 3
-jeq '.fstab[0].unresolved[1].value' D6C4-0001
+jeq '.fstab[0].unresolved[1].value' "$EV"
 jeq '.fstab[0].unresolved[1].target' /boot/efi
 jeq '[.checks[] | select(.id == "fstab")][0].status' warn
 [ "$(sha256sum <"$F/etc/fstab")" = "$cur" ] || fail "the current fstab was replaced"
@@ -47,9 +53,9 @@ G="$TMP/fresh2"
 mkdir -p "$G/etc"
 cp "$F/etc/fstab" "$G/etc/fstab"
 run 1 "$SWAPTOOL" --state "$STATE" restore "$T" --root "$G"
-contains "line 2: UUID=0d6c4e57-7e41-493d-a531-809dda000002"
+contains "line 2: UUID=$RU"
 contains "the root filesystem is not found"
-contains "line 3: UUID=D6C4-0001"
+contains "line 3: UUID=$EV"
 contains "'/boot/efi' is not mounted"
 ok "human output lists each unresolved line"
 
@@ -81,14 +87,18 @@ contains "is not unlocked"
 [ ! -e "$C/etc/crypttab" ] || fail "crypttab restored although its device is not here"
 ok "crypttab: kept, old one in crypttab.pre-swap"
 
-# ---- with the seed image attached, the same identifiers resolve ----
-[ -n "${MKDISK:-}" ] || skip "MKDISK not set"
-losetup -f >/dev/null 2>&1 && command -v partx >/dev/null || skip "no loop devices or partx"
-"$MKDISK" scaled "$TMP/src.img" >/dev/null
-L=$(losetup -f --show "$TMP/src.img") || skip "losetup failed"
+# ---- with a disk holding these filesystems attached, the same identifiers resolve ----
+for t in sgdisk mkfs.vfat mkfs.ext4 partx; do command -v $t >/dev/null || skip "'$t' missing"; done
+losetup -f >/dev/null 2>&1 || skip "no loop devices"
+truncate -s 64M "$TMP/disk.img"
+sgdisk -o -n1:2048:+16M -t1:ef00 -n2:0:0 -t2:8300 -u2:"$PU" "$TMP/disk.img" >/dev/null
+L=$(losetup -f --show "$TMP/disk.img") || skip "losetup failed"
 LOOPS+=("$L")
 partx -a "$L" 2>/dev/null || true
-blkid -U 0d6c4e57-7e41-493d-a531-809dda000002 >/dev/null 2>&1 || skip "partitions of $L not visible to blkid"
+[ -b "${L}p2" ] || skip "no partition nodes for $L"
+mkfs.vfat -i "$VOL" -n "$LB" "${L}p1" >/dev/null
+mkfs.ext4 -q -U "$RU" "${L}p2"
+blkid -U "$RU" >/dev/null 2>&1 || skip "partitions of $L not visible to blkid"
 R="$TMP/fresh4"
 mkdir -p "$R/etc"
 printf '# fresh\n' >"$R/etc/fstab"
@@ -100,9 +110,9 @@ cmp -s "$D/etc/fstab" "$R/etc/fstab" || fail "fstab not restored although it res
 jeq '[.verify.checks[] | select(.id == "fstab-ids")][0].status' pass
 # PARTUUID= and LABEL= resolve too; a nofail line that does not is reported as such
 cat >"$D/etc/fstab" <<EOT
-PARTUUID=d6c40002-7e41-493d-a531-809dda000002 / ext4 defaults 0 1
-LABEL=EFI /boot/efi vfat umask=0077 0 1
-UUID=00000000-1111-2222-3333-444444444444 /data ext4 defaults,nofail 0 2
+PARTUUID=$PU / ext4 defaults 0 1
+LABEL=$LB /boot/efi vfat umask=0077 0 1
+UUID=$(cat /proc/sys/kernel/random/uuid) /data ext4 defaults,nofail 0 2
 EOT
 run 0 "$SWAPTOOL" --state "$STATE" backup --root "$D" --home /home/nv --out "$TMP/p.tar.gz"
 run 0 "$SWAPTOOL" --json --state "$STATE" restore "$TMP/p.tar.gz" --root "$R" --dry-run
@@ -110,4 +120,4 @@ jeq '.fstab[0].identifiers' 3
 jeq '.fstab[0].unresolved | length' 1
 jeq '.fstab[0].unresolved[0].line' 3
 jeq '.fstab[0].unresolved[0].breaks' "'/data' is not mounted (nofail: boot continues without it)"
-ok "identifiers of the attached seed image resolve (UUID, PARTUUID, LABEL): fstab restored"
+ok "identifiers of the attached disk resolve (UUID, PARTUUID, LABEL): fstab restored"
