@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The whole path with the real steps' records: preflight (the incident image), backup and verify
+# (the demo root), accept with engine gates (a small file, a lenient profile), then report,
+# verify-report, ssh-keygen -Y verify, status and compare on what they wrote.
+. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/fixtures/backup-lib.sh"
+: "${MKDISK:?run through meson test}"
+
+D="$TMP/demo"
+demo_root "$D"
+rm "$D/etc/fstab" # its identifiers do not resolve on this machine (30-fstab covers them)
+cat >"$TMP/p.ini" <<'INI'
+[backup]
+path = ~/.config/flare/
+path = ~/.ssh/
+path = /etc/netplan/
+path = /etc/hosts
+[accept]
+working_set = 32MiB
+ramp = 0
+seq_bytes = 16MiB
+[run rand16]
+duration = 1
+min_iops = 1
+max_p50_us = 10000000
+[run rand64]
+duration = 1
+min_iops = 1
+max_p99_9_us = 100000000
+[run seq]
+min_mb_s = 1
+[engine cold-boot-157k]
+command = true
+timeout = 10
+[engine full-bench]
+command = true
+timeout = 10
+INI
+P=(--profile "$TMP/p.ini" --state "$STATE")
+"$MKDISK" incident "$TMP/dgx4.img" >/dev/null
+run 1 "$SWAPTOOL" "${P[@]}" preflight "$TMP/dgx4.img" --target 2000398934016
+run 0 "$SWAPTOOL" "${P[@]}" backup --root "$D" --home /home/nv --out "$TMP/b.tar.gz"
+run 0 "$SWAPTOOL" "${P[@]}" verify "$TMP/b.tar.gz" --root "$D"
+head -c $((64 << 20)) /dev/urandom >"$TMP/shard"
+run 0 "$SWAPTOOL" "${P[@]}" accept "$TMP/shard" --force
+ok "real records: preflight (clone trap), backup, verify, accept with engine gates"
+
+ssh-keygen -q -t ed25519 -N '' -C demo -f "$TMP/key"
+run 0 "$SWAPTOOL" "${P[@]}" --json report --key "$TMP/key" --out "$TMP/r" --identity demo@swaptool
+jeq .report_verdict accepted
+jeq '.checks[] | select(.id == "preflight") | .summary | startswith("clone trap found")' true
+jeq '.checks[] | select(.id == "engine-gates") | .status' pass
+R=$TMP/r/report.json
+[ "$(jq -r '.steps | keys | join(",")' "$R")" = "accept,backup,preflight,verify" ] || fail "embedded steps"
+sha=$(sha256sum "$TMP/b.tar.gz" | cut -d' ' -f1)
+grep -q "sha256   $sha" "$TMP/r/report.txt" || fail "report.txt lacks the tarball's sha256sum"
+grep -q "(the backup's)" "$TMP/r/report.txt" || fail "verify's tarball is not recognised as the backup's"
+grep -q "GPT backup header at LBA 4,000,797,359 on the old drive; the new drive's last LBA is 3,907,029,167" \
+	"$TMP/r/report.txt" || fail "report.txt: clone trap figures"
+run 0 "$SWAPTOOL" verify-report "$R" --allowed-signers "$TMP/r/allowed_signers" --identity demo@swaptool
+ssh-keygen -Y verify -f "$TMP/r/allowed_signers" -I demo@swaptool -n swaptool-report -s "$R.sig" <"$R" >/dev/null 2>&1 ||
+	fail "ssh-keygen rejects the report"
+ok "report accepted, signed, verified by both"
+
+run 0 "$SWAPTOOL" "${P[@]}" --json status
+jeq .next.step restore
+run 0 "$SWAPTOOL" "${P[@]}" --json status --path clone
+jeq .next.step plan
+run 0 "$SWAPTOOL" --json compare "$STATE/accept.json" "$R"
+jeq '.runs | length' 3
+jeq '.runs[0].iops_ratio' 1
+ok "status and compare on real records"
