@@ -40,7 +40,15 @@ run 3 "$MKDISK" scaled "$TMP"
 contains "not a regular file"
 run 3 "$MKDISK" scaled /dev/null
 contains "not a regular file"
-ok "usage errors exit 2, non-regular OUT is refused with 3"
+# a tool that fails: exit 3 and no half-made image left behind
+mkdir "$TMP/fake"
+printf '#!/bin/sh\necho "mke2fs: simulated failure" >&2\nexit 1\n' >"$TMP/fake/mke2fs"
+chmod +x "$TMP/fake/mke2fs"
+run 3 env PATH="$TMP/fake:$PATH" "$MKDISK" scaled "$TMP/x.img"
+contains "simulated failure"
+contains "'mke2fs' failed (status 1)"
+[ ! -e "$TMP/x.img" ] || fail "a failed run left its image behind"
+ok "usage errors exit 2, non-regular OUT is refused with 3, a failed run removes its image"
 
 # ---- incident: the 1.86 TiB drive, sparse ----
 IMG="$TMP/incident.img"
