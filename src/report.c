@@ -390,7 +390,7 @@ static char *json_text(json_object *v)
 }
 
 /* A gate's threshold as people read it: ">= 60000 IOPS". */
-static char *gate_threshold(json_object *g)
+char *report_gate_threshold(json_object *g)
 {
 	_cleanup_free_ char *v = NULL;
 	json_object *t = jget(g, "threshold");
@@ -515,7 +515,7 @@ char *report_text(json_object *rep)
 		fprintf(f, "\n  %-22s %-16s %-16s %s\n", "gate", "threshold", "measured", "status");
 		for (size_t i = 0; i < jlen(gates); i++) {
 			json_object *g = json_object_array_get_idx(gates, i);
-			_cleanup_free_ char *th = gate_threshold(g), *me = json_text(jget(g, "measured"));
+			_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
 			fprintf(f, "  %-22s %-16s %-16s %s\n", jget_str(g, "name") ?: "?", th, me, jget_str(g, "status") ?: "?");
 		}
 		report_engine_gates(acc, &run, &failed);
@@ -752,6 +752,44 @@ char *report_html(json_object *rep, const struct profile *p)
 		html_row(f, "td", 4, jget_str(s, "step"), jget_str(s, "finished"), jget_str(s, "status"), jget_str(s, "why"));
 	}
 	fputs("</table>\n", f);
+	if (jget(steps, "preflight")) {
+		json_object *pre = jget(steps, "preflight"), *src = jget(pre, "source"), *tgt = jget(pre, "target");
+		json_object *gpt = jget(jget(src, "partition_table"), "backup_header_lba");
+		char a[32], b[32], c[32], d[32];
+
+		fputs("<h2>Drives</h2>\n<table>\n", f);
+		html_row(f, "th", 3, "", "old (source)", "new (target)");
+		html_row(f, "td", 3, "device", jget_str(src, "path"), jget_str(jget(acc, "target"), "path") ?: jget_str(tgt, "spec"));
+		html_row(f, "td", 3, "model", jget_str(src, "model"),
+			 jget_str(tgt, "model") ?: jget_str(jget(pre, "target_identity"), "model"));
+		html_row(f, "td", 3, "bytes", u64s(src, "size_bytes", a), u64s(tgt, "size_bytes", b));
+		html_row(f, "td", 3, "size", fmt_tib(jget_u64(src, "size_bytes"), c), fmt_tib(jget_u64(tgt, "size_bytes"), d));
+		html_row(f, "td", 3, "LBAs", u64s(src, "lba_count", a), u64s(tgt, "lba_count", b));
+		fputs("</table>\n<h2>Clone trap</h2>\n<table>\n", f);
+		html_row(f, "td", 2, "delta (target minus source)", fmt_thousands_signed(jget_i64(pre, "delta_bytes"), a));
+		if (gpt && jget_u64(tgt, "lba_count")) {
+			html_row(f, "td", 2, "backup GPT header (old drive)", fmt_thousands(json_object_get_uint64(gpt), b));
+			html_row(f, "td", 2, "last LBA (new drive)", fmt_thousands(jget_u64(tgt, "lba_count") - 1, c));
+		}
+		html_row(f, "td", 2, "raw clone", path_possible(pre, "raw_clone") ? "possible" : "impossible");
+		html_row(f, "td", 2, "filesystem-aware clone", path_possible(pre, "fs_clone") ? "possible" : "impossible");
+		html_row(f, "td", 2, "fresh install + restore", path_possible(pre, "fresh_install") ? "possible" : "impossible");
+		fputs("</table>\n", f);
+	}
+	if (jget(steps, "backup")) {
+		const char *path, *sha;
+		uint64_t bytes, entries;
+		char a[32], b[32];
+
+		backup_fields(jget(steps, "backup"), &path, &sha, &bytes, &entries);
+		snprintf(b, sizeof(b), "%" PRIu64, entries);
+		fputs("<h2>Backup</h2>\n<table>\n", f);
+		html_row(f, "td", 2, "archive", path);
+		html_row(f, "td", 2, "bytes", fmt_thousands(bytes, a));
+		html_row(f, "td", 2, "entries", b);
+		html_row(f, "td", 2, "sha256", sha);
+		fputs("</table>\n", f);
+	}
 	if (acc) {
 		json_object *runs = jget(acc, "runs"), *gates = jget(acc, "gates");
 
@@ -771,7 +809,7 @@ char *report_html(json_object *rep, const struct profile *p)
 		html_row(f, "th", 4, "gate", "threshold", "measured", "status");
 		for (size_t i = 0; i < jlen(gates); i++) {
 			json_object *g = json_object_array_get_idx(gates, i);
-			_cleanup_free_ char *th = gate_threshold(g), *me = json_text(jget(g, "measured"));
+			_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
 			html_row(f, "td", 4, jget_str(g, "name"), th, me, jget_str(g, "status"));
 		}
 		fputs("</table>\n<h3>Read latency by percentile</h3>\n", f);

@@ -57,5 +57,7 @@ json_object *report_accept_of(json_object *doc);
 /* A JSON value for a table cell: strings as they are, doubles with one decimal (integral ones
  * without), others as JSON; NULL as "-". Caller frees. */
 char *report_value_text(json_object *v);
+/* A gate's threshold as people read it: ">= 60000 IOPS" (op and unit when the gate has them). */
+char *report_gate_threshold(json_object *gate);
 /* The gates of an accept record that belong to a run ("rand16-p50" belongs to "rand16"). */
 bool report_gate_of_run(const char *gate, const char *run);

@@ -171,6 +171,10 @@ int step_compare_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 		jset_str(o, "name", n);
 		json_object_object_add(o, "threshold", json_object_get(jget(ga ?: gb, "threshold")));
+		{
+			_cleanup_free_ char *t = report_gate_threshold(ga ?: gb);
+			jset_str(o, "threshold_text", t);
+		}
 		json_object_object_add(o, "a_measured", json_object_get(jget(ga, "measured")));
 		jset_str(o, "a_status", ga ? jget_str(ga, "status") : "absent");
 		json_object_object_add(o, "b_measured", json_object_get(jget(gb, "measured")));
@@ -259,7 +263,7 @@ void step_compare_render(const struct ctx *ctx, json_object *record)
 	table_header(g, "gate", "threshold", ha, "", hb, "");
 	for (size_t i = 0; i < json_object_array_length(gates); i++) {
 		json_object *x = json_object_array_get_idx(gates, i);
-		_cleanup_free_ char *th = json_cell(jget(x, "threshold")), *ma = json_cell(jget(x, "a_measured")),
+		_cleanup_free_ char *th = xstrdup(jget_str(x, "threshold_text") ?: "-"), *ma = json_cell(jget(x, "a_measured")),
 				    *mb = json_cell(jget(x, "b_measured"));
 		enum status sa = ST_SKIP, sb = ST_SKIP;
 
