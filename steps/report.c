@@ -117,6 +117,15 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		json_object_put(rep);
 		return ctx_error(ctx, EXIT_FAILED, "cannot create '%s': %s; pass --out DIR", out, strerror(-r));
 	}
+	{
+		/* STATE/report.json is this step's own record: main would overwrite the signed report with it. */
+		_cleanup_free_ char *ro = realpath(out, NULL), *rs = realpath(ctx->state_dir, NULL);
+		if (ro && rs && streq(ro, rs)) {
+			json_object_put(rep);
+			return ctx_error(ctx, EXIT_USAGE, "--out '%s' is the state directory, where this step's own record "
+					 "report.json goes; pass another directory (default STATE/report)", out);
+		}
+	}
 	json_path = xasprintf("%s/report.json", out);
 	sig_path = xasprintf("%s/report.json.sig", out);
 	as_path = xasprintf("%s/allowed_signers", out);

@@ -99,4 +99,6 @@ run 0 "$SWAPTOOL" --state "$STATE" --json report --no-sign --out "$TMP/n"
 jeq .signer null
 [ ! -e "$TMP/n/report.json.sig" ] || fail "--no-sign wrote a signature"
 run 2 "$SWAPTOOL" --state "$STATE" report --no-sign --identity 'a b'
+run 2 "$SWAPTOOL" --state "$STATE" report --no-sign --out "$STATE/"
+contains "is the state directory"
 ok "no key"
