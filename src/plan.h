@@ -128,6 +128,9 @@ struct plan_env {
 	bool source_touched;         /* resize2fs wrote the source */
 };
 int plan_apply(const struct plan *p, struct plan_env *env);
+/* True when writing `tgt` could touch `src`: the same file or disk, a partition of it, a loop
+ * device over it. plan_apply refuses that too; clone asks first, before any other finding. */
+bool plan_overlaps(const char *src, const char *tgt);
 
 /* The target read back against the plan: table valid with the backup header at the last LBA,
  * sgdisk -v, partitions and GUIDs, filesystem UUIDs and block counts. Appends {id, status,

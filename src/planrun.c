@@ -160,6 +160,13 @@ static bool overlaps(const char *pa, const struct stat *a, const char *pb, const
 	}
 }
 
+bool plan_overlaps(const char *src, const char *tgt)
+{
+	struct stat a, b;
+
+	return stat(src, &a) == 0 && stat(tgt, &b) == 0 && overlaps(src, &a, tgt, &b);
+}
+
 static int open_disk(const char *path, bool write, int *fd, uint64_t *bytes, uint32_t *lba, bool *blk)
 {
 	struct stat st;
@@ -276,7 +283,12 @@ static int act_check(struct run *R)
 		for (size_t i = 0; r == 0 && i < p->nparts; i++) {
 			const struct plan_part *pp = &p->parts[i];
 
-			if (pp->is_ext && l.fs[i].ext.block_count > pp->new_block_count && !env->shrink_source)
+			if (pp->is_ext && !l.fs[i].ext.clean)
+				r = set_why(&env->why, -EUCLEAN,
+					    "the filesystem of partition %u on the source needs e2fsck (not cleanly unmounted, "
+					    "or errors recorded); run 'e2fsck -f %s?offset=%" PRIu64 "' (or on the partition) and plan again",
+					    pp->number, env->src, pp->offset);
+			else if (pp->is_ext && l.fs[i].ext.block_count > pp->new_block_count && !env->shrink_source)
 				r = set_why(&env->why, -EPERM,
 					    "partition %u's filesystem (%" PRIu64 " blocks) must shrink to %" PRIu64
 					    " blocks on the source first; pass --shrink-source (resize2fs, with an undo file)",
@@ -347,13 +359,58 @@ static int ext_blocks(const char *dev, uint64_t off, uint64_t *blocks, char *uui
 	return 0;
 }
 
+/* The highest fs block (exclusive) resize2fs wrote, from its undo file (e2undo -n -v lists each
+ * replayed run as "Replayed block of size S from K to B": S bytes at fs block B). */
+static int undo_max_block(const char *undo, const char *dev, uint64_t off, uint32_t bs, uint64_t *max)
+{
+	_cleanup_free_ char *o = xasprintf("%" PRIu64, off), *out = NULL;
+	char *argv[] = { "e2undo", "-n", "-v", "-o", o, (char *)undo, (char *)dev, NULL };
+	int pipefd[2], status;
+	FILE *f;
+	char line[256];
+	pid_t pid;
+
+	(void)out;
+	*max = 0;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	f = fdopen(pipefd[0], "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long size, from, to;
+
+		if (sscanf(line, "Replayed block of size %llu from %llu to %llu", &size, &from, &to) == 3) {
+			uint64_t end = to + (size + bs - 1) / bs;
+			if (end > *max)
+				*max = end;
+		}
+	}
+	if (f)
+		fclose(f);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
 static int act_shrink(struct run *R, const struct plan_action *a)
 {
 	struct plan_env *env = R->env;
 	_cleanup_free_ char *dev = fs_path(env->src, a->src_offset), *out = NULL, *w = NULL;
-	_cleanup_free_ char *n = xasprintf("%" PRIu64, a->blocks_to);
+	_cleanup_free_ char *n = xasprintf("%" PRIu64, a->blocks_to), *tail = NULL;
 	char *argv[] = { "resize2fs", "-f", "-z", (char *)env->undo, dev, n, NULL };
-	uint64_t blocks = 0;
+	uint64_t blocks = 0, cut = a->blocks_to * (uint64_t)a->block_size, size = 0;
+	struct stat st;
+	bool image;
 	int r;
 
 	r = ext_blocks(env->src, a->src_offset, &blocks, NULL, &w);
@@ -363,12 +420,53 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 		R->detail = xasprintf("already %" PRIu64 " blocks (an earlier run shrank it)", blocks);
 		return 0;
 	}
+	if (stat(env->src, &st) < 0)
+		return set_why(&env->why, -errno, "cannot stat the source '%s': %m", env->src);
+	/* resize2fs truncates a regular file to the filesystem's new size, blind to ?offset=: on an
+	 * image it would cut the backup GPT and the last 537,919,488 bytes of the shrunk ext4 of the
+	 * incident. Keep the tail aside (sparse) and put it back; what resize2fs wrote in it is
+	 * checked from its undo file below. */
+	image = S_ISREG(st.st_mode) && cut < (uint64_t)st.st_size;
+	if (image) {
+		_cleanup_close_ int sfd = open(env->src, O_RDONLY | O_CLOEXEC), tfd = -1;
+
+		size = st.st_size;
+		tail = xasprintf("%s.tail", env->undo);
+		tfd = open(tail, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (sfd < 0 || tfd < 0)
+			return set_why(&env->why, -errno, "cannot keep the tail of '%s' in '%s': %m", env->src, tail);
+		r = fscopy_raw(sfd, cut, tfd, 0, size - cut, NULL, NULL);
+		if (r < 0)
+			return set_why(&env->why, r, "cannot keep the tail of '%s' in '%s': %s", env->src, tail, strerror(-r));
+	}
 	env->source_touched = true;
 	r = run_tool(argv, &out);
+	if (image) {
+		_cleanup_close_ int sfd = open(env->src, O_RDWR | O_CLOEXEC), tfd = open(tail, O_RDONLY | O_CLOEXEC);
+		int q;
+
+		if (sfd < 0 || tfd < 0 || ftruncate(sfd, size) < 0)
+			return set_why(&env->why, -errno, "cannot restore the tail of '%s' from '%s': %m", env->src, tail);
+		q = fscopy_raw(tfd, 0, sfd, cut, size - cut, NULL, NULL);
+		if (q < 0)
+			return set_why(&env->why, q, "cannot restore the tail of '%s' from '%s': %s", env->src, tail,
+				       strerror(-q));
+		(void)unlink(tail);
+	}
 	if (r != 0)
 		return set_why(&env->why, -EIO, "resize2fs of partition %u failed (exit %d): %s; the source can be restored "
 				"with 'e2undo -o %" PRIu64 " %s %s'", a->part, r, last_line(out), a->src_offset, env->undo,
 			       env->src);
+	if (image) {
+		uint64_t max = 0, limit = (cut - a->src_offset) / a->block_size;
+
+		r = undo_max_block(env->undo, env->src, a->src_offset, a->block_size, &max);
+		if (r < 0 || max > limit)
+			return set_why(&env->why, -EIO,
+				       "resize2fs wrote fs block %" PRIu64 " of '%s', past the %" PRIu64 " it keeps in an image "
+				       "file; restore it with 'e2undo -o %" PRIu64 " %s %s' and clone from a loop device",
+				       max, env->src, limit, a->src_offset, env->undo, env->src);
+	}
 	r = ext_blocks(env->src, a->src_offset, &blocks, NULL, &w);
 	if (r < 0 || blocks != a->blocks_to)
 		return set_why(&env->why, -EIO, "after resize2fs partition %u has %" PRIu64 " blocks, not %" PRIu64, a->part,

@@ -147,6 +147,14 @@ static int expected_fingerprint(struct ctx *ctx, const struct clone_args *a, con
 		json_object *src = jget(jget(saved, "plan"), "source");
 
 		if (streq(jget_str(src, "path"), a->source)) {
+			uint64_t planned = jget_u64(jget(jget(saved, "plan"), "target"), "size_bytes");
+			char b[2][32];
+
+			if (planned && p->tgt_geo.bytes < planned)
+				return ctx_error(ctx, EXIT_FAILED,
+						 "the target '%s' is %s bytes, smaller than the %s bytes the plan needs; "
+						 "name the drive the plan was made for, or plan again",
+						 a->target, fmt_thousands(p->tgt_geo.bytes, b[0]), fmt_thousands(planned, b[1]));
 			want = jget_str(jget(saved, "plan"), "fingerprint");
 			/* a saved plan whose shrink already ran matches the shrunk fingerprint too */
 			if (want && streq(jget_str(jget(saved, "plan"), "fingerprint_shrunk"), p->fingerprint))
@@ -189,6 +197,9 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	if (access(a.target, F_OK) != 0)
 		return ctx_error(ctx, EXIT_FAILED, "the target '%s' does not exist; name the new drive (or create the image "
 						   "at its exact size)", a.target);
+	if (plan_overlaps(a.source, a.target))
+		return ctx_error(ctx, EXIT_FAILED, "the target '%s' is the source '%s' or overlaps it; name the new drive",
+				 a.target, a.source);
 	r = plan_for(ctx, a.source, a.image_lba_size, a.target, a.target_lba_size, NULL, &src, &l, &p);
 	disk_close(&src);
 	if (r)
