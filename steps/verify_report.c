@@ -47,7 +47,8 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 		return ctx_error(ctx, EXIT_FAILED, "cannot read the signature '%s': %s; pass --sig FILE", sig_path, strerror(-r));
 	r = sshsig_parse(armour, alen, &sig, &why);
 	if (r < 0)
-		return ctx_error(ctx, EXIT_FAILED, "malformed signature '%s': %s", sig_path, why);
+		return ctx_error(ctx, EXIT_FAILED, "%s signature '%s': %s%s", r == -ENOTSUP ? "unsupported" : "malformed",
+				 sig_path, why, r == -ENOTSUP ? "; swaptool reports are signed with ssh-ed25519 keys" : "");
 	fd = open(report_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", report_path, strerror(errno));

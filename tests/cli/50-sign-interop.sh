@@ -87,6 +87,11 @@ printf 'x' >>"$TMP/raw"
 armour "SSH SIGNATURE" "$TMP/raw" "$TMP/long.sig"
 run 3 "$SWAPTOOL" verify-report "$R" --sig "$TMP/long.sig"
 contains "trailing data after the signature"
+ssh-keygen -q -t ecdsa -N '' -f "$TMP/ecdsa"
+cp "$R" "$TMP/ec.json"
+ssh-keygen -q -Y sign -n $NS -f "$TMP/ecdsa" "$TMP/ec.json" 2>/dev/null
+run 3 "$SWAPTOOL" verify-report "$TMP/ec.json"
+contains "unsupported signature"
 run 3 "$SWAPTOOL" --json verify-report "$TMP/none.json"
 jeq .error.exit_code 3
 run 2 "$SWAPTOOL" verify-report "$R" --identity $ID
