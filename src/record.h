@@ -3,6 +3,7 @@
 #pragma once
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum status { ST_PASS, ST_SKIP, ST_WARN, ST_FAIL }; /* ordered by severity for the verdict */
