@@ -695,8 +695,9 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			json_object_array_add(gates, g);
 			if (lat)
 				ck = record_check(rec, gv[k].name, gv[k].pass ? ST_PASS : ST_FAIL,
-						  "%s (%u in flight): %s %.1f us, gate %s %.0f us", p->name, p->inflight,
-						  gv[k].what, gv[k].measured, gv[k].at_least ? ">=" : "<=", gv[k].threshold);
+						  "%s (%u in flight): %s %.*f us, gate %s %s us", p->name, p->inflight,
+						  gv[k].what, gv[k].measured < 1000 ? 1 : 0, gv[k].measured,
+						  gv[k].at_least ? ">=" : "<=", fmt_thousands((uint64_t)gv[k].threshold, b2));
 			else
 				ck = record_check(rec, gv[k].name, gv[k].pass ? ST_PASS : ST_FAIL,
 						  "%s (%u in flight): %s %s, gate %s %s", p->name, p->inflight,
@@ -922,8 +923,22 @@ void step_accept_render(const struct ctx *ctx, json_object *rec)
 	status_parse(jget_str(rec, "verdict"), &st);
 	if (!complete)
 		out_verdict(ctx, rec, "interrupted: the record is incomplete; run it again to the end");
-	else if (!harness)
-		out_verdict(ctx, rec, "the drive fails the acceptance gates: do not let it serve");
+	else if (!harness) {
+		json_object *gates = jget(rec, "gates");
+		size_t n = gates ? json_object_array_length(gates) : 0, nfail = 0;
+		char names[256] = "";
+
+		for (size_t i = 0; i < n; i++) {
+			json_object *g = json_object_array_get_idx(gates, i);
+			size_t len = strlen(names);
+			if (!streq(jget_str(g, "status"), "fail"))
+				continue;
+			nfail++;
+			if (len + 64 < sizeof(names))
+				snprintf(names + len, sizeof(names) - len, "%s%s", len ? ", " : "", jget_str(g, "name"));
+		}
+		out_verdict(ctx, rec, "the drive fails %zu of %zu gates (%s): do not let it serve", nfail, n, names);
+	}
 	else if (!engine)
 		out_verdict(ctx, rec, "harness gates pass; engine gates not run: the harness only predicts them");
 	else if (st == ST_FAIL)

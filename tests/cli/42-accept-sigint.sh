@@ -18,7 +18,7 @@ start=$(date +%s)
 "$SWAPTOOL" --json --state "$STATE" accept "$F" --working-set 16M --duration 30 --ramp 0 --inflight 8 --no-seq \
 	--force >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-sleep 2.5 # 1 s busy sample, then about 1.5 s into the 30 s run
+sleep 4 # 1 s busy sample, then about 3 s into the 30 s run (slower under ASan)
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
