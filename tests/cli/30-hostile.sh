@@ -71,4 +71,6 @@ run_good() { "$SWAPTOOL" --state "$TMP/s2" restore "$H/good.tar.gz" --root "$TMP
 mkdir -p "$TMP/goodroot"
 run_good || fail "the control archive was refused"
 [ "$(cat "$TMP/goodroot/home/nv/ok.txt")" = ok ] || fail "the control archive was not restored"
-ok "the control archive restores"
+[ "$(stat -c %i "$TMP/goodroot/home/nv/ok.txt")" = "$(stat -c %i "$TMP/goodroot/home/nv/ok-link.txt")" ] ||
+	fail "the hard link inside the set was not restored as a link"
+ok "the control archive restores, its in-set hard link as a link"
