@@ -31,11 +31,13 @@ uint64_t io_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static uint64_t thread_cpu_ns(void)
+/* user + system time of the whole process: the harness threads and the io-wq workers io_uring
+ * starts for files it cannot read inline (FUSE), which a per-thread clock would miss */
+static uint64_t process_cpu_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
@@ -333,7 +335,6 @@ struct worker {
 	/* results */
 	struct hist hist;
 	uint64_t ios, bytes, errors, last_ns;
-	uint64_t cpu_ns;
 	uint64_t err_offset[IO_ERR_KEEP];
 	int err_code[IO_ERR_KEEP];
 	unsigned nerr_kept;
@@ -347,6 +348,8 @@ struct shared {
 	unsigned go;    /* set by the main thread once all are ready, after t0 */
 	uint64_t t0;
 	unsigned done; /* workers finished (atomic) */
+	int cpu0_set;  /* the first worker to start measuring takes the process CPU time */
+	uint64_t cpu0_ns;
 };
 
 /* xoshiro256**: 4 integer ops per 64 random bits, one stream per thread. */
@@ -407,7 +410,7 @@ static void *worker_main(void *arg)
 	_cleanup_free_ unsigned *freelist = NULL, *fresh = NULL;
 	unsigned nfree = 0, nfresh = 0;
 	uint64_t nblocks = s->length / s->block_size, seq_next = s->offset, seq_left = 0;
-	uint64_t t0, mstart, end, next_sec, sec = 0, cpu0 = 0;
+	uint64_t t0, mstart, end, next_sec, sec = 0;
 	unsigned inflight = 0, bs = s->block_size;
 	bool measuring = false, stopping = false;
 
@@ -457,7 +460,8 @@ wait:
 
 		if (!measuring && now >= mstart) {
 			measuring = true;
-			cpu0 = thread_cpu_ns();
+			if (!__atomic_exchange_n(&w->sh->cpu0_set, 1, __ATOMIC_ACQ_REL))
+				w->sh->cpu0_ns = process_cpu_ns(); /* read by the main thread after join */
 		}
 		if (!stopping && ((!s->sequential && now >= end) || (s->stop && *s->stop) ||
 				  w->errors >= s->max_errors || (s->sequential && !seq_left && inflight == 0)))
@@ -534,8 +538,6 @@ wait:
 			break;
 		}
 	}
-	if (measuring)
-		w->cpu_ns = thread_cpu_ns() - cpu0;
 out:
 	if (ring_ok)
 		io_uring_queue_exit(&ring);
@@ -645,6 +647,8 @@ int io_run(int fd, const struct io_spec *s, struct io_result *res)
 	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(w[i].tid, NULL);
+	if (sh.cpu0_set)
+		res->cpu_ns = process_cpu_ns() - sh.cpu0_ns;
 
 	res->threads = n;
 	res->nseconds = nsec;
@@ -658,7 +662,6 @@ int io_run(int fd, const struct io_spec *s, struct io_result *res)
 		res->ios += x->ios;
 		res->bytes += x->bytes;
 		res->errors += x->errors;
-		res->cpu_ns += x->cpu_ns;
 		if (x->last_ns > t0 + s->ramp_ns && x->last_ns - (t0 + s->ramp_ns) > res->elapsed_ns)
 			res->elapsed_ns = x->last_ns - (t0 + s->ramp_ns);
 		for (unsigned k = 0; k < x->nerr_kept && res->nerr_kept < IO_ERR_KEEP; k++) {

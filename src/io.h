@@ -80,7 +80,7 @@ struct io_result {
 	uint64_t elapsed_ns;   /* measurement start to the last completion (drained reads included) */
 	uint64_t *per_second;  /* measured reads completed in each whole second of the window */
 	size_t nseconds;
-	uint64_t cpu_ns;       /* user+sys of the harness threads over the measurement window */
+	uint64_t cpu_ns;       /* user+sys of the process from the end of the ramp to the last completion */
 	uint64_t errors;
 	uint64_t err_offset[IO_ERR_KEEP];
 	int err_code[IO_ERR_KEEP]; /* negative errno; -EIO for a short read */
