@@ -111,6 +111,7 @@ dd if=/dev/urandom of="$T" bs=1M count=1 seek=600 conv=notrunc status=none
 run 0 "$SWAPTOOL" "${P[@]}" --json clone "$S" "$T" --yes --shrink-source --undo "$TMP/p2-2.e2undo"
 jeq .verdict pass
 jeq .clone.source_shrunk false
-jeq '.clone.actions[] | select(.action=="shrink") | .detail | test("already 488247313 blocks")' true
+jeq '[.clone.actions[].action] | index("shrink")' null
+jeq .clone.fingerprint_from_plan true
 check_target
 ok "rerun"
