@@ -340,7 +340,7 @@ struct worker {
 	unsigned nerr_kept;
 	uint64_t *per_second;
 	size_t nseconds;
-	uint64_t live_bytes; /* relaxed atomics: read by the progress loop */
+	uint64_t live_bytes, live_done; /* relaxed atomics: read by the progress loop */
 };
 
 struct shared {
@@ -410,7 +410,7 @@ static void *worker_main(void *arg)
 	_cleanup_free_ unsigned *freelist = NULL, *fresh = NULL;
 	unsigned nfree = 0, nfresh = 0;
 	uint64_t nblocks = s->length / s->block_size, seq_next = s->offset, seq_left = 0;
-	uint64_t t0, mstart, end, next_sec, sec = 0;
+	uint64_t t0, mstart, end, next_sec, sec = 0, done_all = 0;
 	unsigned inflight = 0, bs = s->block_size;
 	bool measuring = false, stopping = false;
 
@@ -479,7 +479,6 @@ wait:
 				hist_add(&w->hist, now - sl->start_ns);
 				w->ios++;
 				w->bytes += bs;
-				__atomic_store_n(&w->live_bytes, w->bytes, __ATOMIC_RELAXED);
 				w->last_ns = now;
 				/* per-second counts without a division per read: advance the second */
 				while (now >= next_sec) {
@@ -491,6 +490,10 @@ wait:
 			}
 		}
 		io_uring_cq_advance(&ring, seen);
+		done_all += seen;
+		/* once per batch, for the progress line: all reads (ramp too) and the measured bytes */
+		__atomic_store_n(&w->live_done, done_all, __ATOMIC_RELAXED);
+		__atomic_store_n(&w->live_bytes, w->bytes, __ATOMIC_RELAXED);
 		if (!stopping && (s->stop && *s->stop))
 			stopping = true;
 
@@ -549,12 +552,13 @@ static void progress_tick(const struct io_spec *s, struct worker *w, unsigned n,
 			  uint64_t *last_t, struct hist *tmp)
 {
 	struct io_progress p = { 0 };
-	uint64_t now = io_mono_ns(), bytes = 0;
+	uint64_t now = io_mono_ns(), bytes = 0, done = 0;
 
 	memset(tmp->b, 0, sizeof(tmp->b));
 	tmp->count = 0;
 	for (unsigned i = 0; i < n; i++) {
 		bytes += __atomic_load_n(&w[i].live_bytes, __ATOMIC_RELAXED);
+		done += __atomic_load_n(&w[i].live_done, __ATOMIC_RELAXED);
 		for (unsigned b = 0; b < HIST_BUCKETS; b++)
 			tmp->b[b] += __atomic_load_n(&w[i].hist.b[b], __ATOMIC_RELAXED);
 	}
@@ -567,9 +571,9 @@ static void progress_tick(const struct io_spec *s, struct worker *w, unsigned n,
 	p.ramping = p.elapsed_ns < s->ramp_ns;
 	p.ios = bytes / s->block_size;
 	p.bytes = bytes;
-	p.iops_now = now > *last_t ? io_rate(p.ios - *last_ios, now - *last_t) : 0;
+	p.iops_now = now > *last_t ? io_rate(done - *last_ios, now - *last_t) : 0;
 	p.p50_ns = hist_quantile_live(tmp, 500000);
-	*last_ios = p.ios;
+	*last_ios = done;
 	*last_t = now;
 	s->progress(s->progress_arg, &p);
 }

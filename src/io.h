@@ -52,7 +52,7 @@ struct io_progress {
 	uint64_t elapsed_ns, total_ns; /* since the start, ramp included; total 0 = unknown */
 	bool ramping;
 	uint64_t ios;                  /* measured reads so far */
-	uint64_t iops_now;             /* over the last progress interval */
+	uint64_t iops_now;             /* all reads (ramp too) over the last progress interval */
 	uint64_t p50_ns;               /* so far */
 	uint64_t bytes;
 };
