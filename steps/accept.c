@@ -320,6 +320,20 @@ static const char *human_bytes(uint64_t v, char buf[32])
 	return fmt_binary(v, buf);
 }
 
+/* The largest working set a target allows, as an argument one can paste: "512M", "1863G". */
+static const char *ws_arg(uint64_t size, char buf[32])
+{
+	uint64_t mib = size >> 20;
+
+	if (!mib)
+		snprintf(buf, 32, "%" PRIu64, (uint64_t)(size & ~(uint64_t)4095));
+	else if (mib % 1024 == 0)
+		snprintf(buf, 32, "%" PRIu64 "G", mib / 1024);
+	else
+		snprintf(buf, 32, "%" PRIu64 "M", mib);
+	return buf;
+}
+
 int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	static const struct option longopts[] = {
@@ -495,7 +509,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		r = ctx_error(ctx, EXIT_USAGE,
 			      "the working set (%s) is larger than '%s' (%s bytes); pass --working-set %s or less",
 			      human_bytes(o.working_set, b1), path, fmt_thousands(t.size, b2),
-			      human_bytes(t.size & ~((1ULL << 20) - 1), b3));
+			      ws_arg(t.size, b3));
 		io_target_close(&t);
 		goto free_gates;
 	}
@@ -504,7 +518,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			r = ctx_error(ctx, EXIT_USAGE,
 				      "the sweep working set %s is larger than '%s' (%s bytes); use sizes up to --sweep %s",
 				      human_bytes(o.sweep[i], b1), path, fmt_thousands(t.size, b2),
-				      human_bytes(t.size & ~((1ULL << 20) - 1), b3));
+				      ws_arg(t.size, b3));
 			io_target_close(&t);
 			goto free_gates;
 		}
