@@ -32,45 +32,59 @@ static char *whole_disk(dev_t dev)
 	return xstrdup(base ? base + 1 : real);
 }
 
-/* Where the tarball lies against / and the preflight source: the warning to copy it off. */
-static void check_location(struct ctx *ctx, struct record *rec, const char *out)
+/* Is `path` (or its directory) on the drive being replaced: the whole disk of / or of the
+ * preflight record's source? *disk gets the whole-disk name when sysfs knows it. */
+static bool on_replaced_drive(const char *path, dev_t root_dev, const char *rootd, const char *srcd, char **disk,
+			      bool *same_src)
+{
+	struct stat st;
+
+	*disk = NULL;
+	*same_src = false;
+	if (stat(path, &st) < 0)
+		return false;
+	*disk = whole_disk(st.st_dev);
+	*same_src = *disk && srcd && streq(*disk, srcd);
+	/* no block device behind it (overlay, tmpfs): the same filesystem as / is the best we know */
+	return *same_src || (*disk && rootd ? streq(*disk, rootd) : st.st_dev == root_dev);
+}
+
+/* Where the tarball (and its copy) lie against / and the preflight source: the warning to copy it off. */
+static void check_location(struct ctx *ctx, struct record *rec, const char *out, const char *copy_dir)
 {
 	_cleanup_free_ char *dir = xstrdup(out);
-	_cleanup_free_ char *here = NULL, *rootd = NULL, *srcd = NULL;
+	_cleanup_free_ char *here = NULL, *rootd = NULL, *srcd = NULL, *copyd = NULL;
 	json_object *pf = NULL, *loc = json_object_new_object();
 	const char *src = NULL;
-	struct stat st, rs, ss;
-	bool same_root = false, same_src = false;
+	struct stat rs, ss;
+	bool bad, bad_copy = false, same_src = false, copy_src = false;
 
-	if (stat(dirname(dir), &st) < 0) {
-		json_object_put(loc);
-		return;
-	}
-	here = whole_disk(st.st_dev);
-	if (stat("/", &rs) == 0) {
-		rootd = whole_disk(rs.st_dev);
-		same_root = here && rootd ? streq(here, rootd) : st.st_dev == rs.st_dev;
-	}
+	if (stat("/", &rs) < 0)
+		rs.st_dev = 0;
+	rootd = whole_disk(rs.st_dev);
 	if (record_load(ctx->state_dir, "preflight", &pf) == 0)
 		src = jget_str(jget(pf, "source"), "path");
-	if (src && stat(src, &ss) == 0 && S_ISBLK(ss.st_mode)) {
+	if (src && stat(src, &ss) == 0 && S_ISBLK(ss.st_mode))
 		srcd = whole_disk(ss.st_rdev);
-		same_src = here && srcd && streq(here, srcd);
-	}
+	bad = on_replaced_drive(dirname(dir), rs.st_dev, rootd, srcd, &here, &same_src);
+	if (copy_dir)
+		bad_copy = on_replaced_drive(copy_dir, rs.st_dev, rootd, srcd, &copyd, &copy_src);
 	jset_str(loc, "device", here);
 	jset_str(loc, "root_device", rootd);
 	jset_str(loc, "preflight_source", src);
 	jset_str(loc, "preflight_device", srcd);
-	jset_bool(loc, "on_replaced_drive", same_root || same_src);
+	jset_bool(loc, "on_replaced_drive", bad);
+	jset_str(loc, "copy_device", copyd);
+	if (copy_dir)
+		jset_bool(loc, "copy_on_replaced_drive", bad_copy);
 	json_object_object_add(rec->root, "location", loc);
-	if (same_src)
-		record_check(rec, "location", ST_WARN,
-			     "the tarball lies on '%s', the drive being replaced (preflight source '%s'): copy it off (--copy-to DIR) before the swap",
-			     here, src);
-	else if (same_root)
-		record_check(rec, "location", ST_WARN,
-			     "the tarball lies on the same drive as / (%s), the drive being replaced: copy it off (--copy-to DIR) before the swap",
-			     here ? here : "same filesystem");
+	if (bad && copy_dir && !bad_copy)
+		record_check(rec, "location", ST_PASS, "the tarball lies on the drive being replaced (%s); its verified copy in '%s' does not (%s)",
+			     here ? here : "same filesystem as /", copy_dir, copyd ? copyd : "other filesystem");
+	else if (bad)
+		record_check(rec, "location", ST_WARN, "the tarball %s on '%s', the drive being replaced (%s%s%s): copy it off (--copy-to DIR) before the swap",
+			     copy_dir ? "and its copy lie" : "lies", here ? here : "the same filesystem as /",
+			     same_src ? "preflight source '" : "the drive of /", same_src ? src : "", same_src ? "'" : "");
 	else
 		record_check(rec, "location", ST_PASS, "the tarball lies off the drive being replaced (%s)", here ? here : "other filesystem");
 	json_object_put(pf);
@@ -256,7 +270,6 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	if (s.nmissing > 0)
 		record_check(rec, "backup-set", ST_WARN, "%zu backup path(s) do not exist: '%s'%s", s.nmissing, s.missing[0].path,
 			     s.nmissing > 1 ? ", ..." : "");
-	check_location(ctx, rec, out);
 	arr = json_object_new_array();
 	if (copy_dir) {
 		_cleanup_free_ char *dest = NULL, *cwhy = NULL;
@@ -275,6 +288,7 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		record_check(rec, "copy", ST_PASS, "copied to '%s', synced, sha256 checked", dest);
 	}
 	json_object_object_add(rec->root, "copies", arr);
+	check_location(ctx, rec, out, copy_dir);
 	arc_source_free(&s);
 	record_finish(rec);
 	return record_exit_code(rec);

@@ -101,6 +101,12 @@ if losetup -f >/dev/null 2>&1 && command -v mkfs.ext4 >/dev/null; then
 	mkdir -p "$TMP/mnt"
 	trap 'umount "$TMP/mnt" 2>/dev/null || true; cleanup_test' EXIT
 	if mount "$L" "$TMP/mnt" 2>/dev/null; then
+		# a verified copy off the drive of / clears the warning
+		run 0 "$SWAPTOOL" --json --state "$STATE" backup --root "$D" --home /home/nv --out "$TMP/o/w.tar.gz" --copy-to "$TMP/mnt/usb"
+		jeq '[.checks[] | select(.id == "location")][0].status' pass
+		jeq .location.on_replaced_drive true
+		jeq .location.copy_on_replaced_drive false
+		rm -rf "$TMP/mnt/usb"
 		printf '{"schema":"swaptool/1","step":"preflight","verdict":"warn","source":{"path":"%s"}}\n' "$L" >"$STATE/preflight.json"
 		run 0 "$SWAPTOOL" --json --state "$STATE" backup --root "$D" --home /home/nv --out "$TMP/mnt/b.tar.gz"
 		jeq '[.checks[] | select(.id == "location")][0].status' warn
