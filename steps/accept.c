@@ -49,6 +49,7 @@ struct opts {
 	uint64_t sweep[16];
 	size_t nsweep;
 	struct engine_gate gates[16];
+	char gate_name[16][64]; /* --gate names: no heap, so early usage errors leak nothing */
 	size_t ngates;
 };
 
@@ -411,14 +412,18 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			break;
 		case 'g': {
 			const char *eq = strchr(optarg, '=');
-			if (!eq || eq == optarg || !eq[1] || o.ngates == ARRAY_SIZE(o.gates))
-				return ctx_error(ctx, EXIT_USAGE, "bad --gate '%s': NAME=COMMAND, e.g. --gate bench='./bench.sh'",
-						 optarg);
-			o.gates[o.ngates++] = (struct engine_gate){
-				.name = strndup(optarg, (size_t)(eq - optarg)),
+			if (!eq || eq == optarg || !eq[1] || eq - optarg >= 64 || o.ngates == ARRAY_SIZE(o.gates))
+				return ctx_error(ctx, EXIT_USAGE,
+						 "bad --gate '%s': NAME=COMMAND (name up to 63 characters, 16 gates at most), "
+						 "e.g. --gate bench='./bench.sh'", optarg);
+			memcpy(o.gate_name[o.ngates], optarg, (size_t)(eq - optarg));
+			o.gate_name[o.ngates][eq - optarg] = '\0';
+			o.gates[o.ngates] = (struct engine_gate){
+				.name = o.gate_name[o.ngates],
 				.command = (char *)eq + 1,
 				.timeout_s = 3600,
 			};
+			o.ngates++;
 			break;
 		}
 		case 's':
@@ -842,8 +847,6 @@ out:
 	sigaction(SIGINT, &old_sa, NULL);
 	io_target_close(&t);
 free_gates:
-	for (size_t i = 0; i < o.ngates; i++)
-		free(o.gates[i].name);
 	return r;
 }
 
