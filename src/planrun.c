@@ -145,8 +145,16 @@ static bool overlaps(const char *pa, const struct stat *a, const char *pb, const
 {
 	char ra[PATH_MAX], rb[PATH_MAX];
 
-	if (S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode))
-		return whole_disk(a->st_rdev) == whole_disk(b->st_rdev);
+	if (S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode)) {
+		_cleanup_free_ char *ba = NULL, *bb = NULL;
+
+		if (whole_disk(a->st_rdev) == whole_disk(b->st_rdev))
+			return true;
+		/* two loop devices over the same file are one disk */
+		ba = loop_backing(a->st_rdev);
+		bb = loop_backing(b->st_rdev);
+		return ba && bb && streq(ba, bb);
+	}
 	if (S_ISREG(a->st_mode) && S_ISREG(b->st_mode))
 		return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 	if (!realpath(pa, ra) || !realpath(pb, rb))
