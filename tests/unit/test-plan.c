@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: MIT */
+/* plan: the action model, fingerprint and script generator on the incident's layout (built in
+ * memory, with the write-up's figures), and path 2 refused with its reason. */
+#include "util.h" /* first: record.h uses bool */
+#include "plan.h"
+#include "record.h"
+#include "tap.h"
+
+static struct part parts[2];
+static struct part_fs fs[2];
+static struct part_fit fit[2];
+
+static void incident(struct disk *d, struct layout *l)
+{
+	*d = (struct disk){ .path = "/dev/nvme0n1", .size_bytes = 2048408248320ULL, .lba_size = 512,
+			    .lba_count = 4000797360ULL, .serial = "XG7000-SERIAL", .fd = -1 };
+	parts[0] = (struct part){ .number = 1, .start_lba = 2048, .end_lba = 1050623, .size_bytes = 536870912,
+				  .type_guid = "C12A7328-F81F-11D2-BA4B-00A0C93EC93B",
+				  .part_guid = "D6C40001-7E41-493D-A531-809DDA000001", .name = "EFI System", .attrs = 1 };
+	parts[1] = (struct part){ .number = 2, .start_lba = 1050624, .end_lba = 4000797326ULL,
+				  .size_bytes = 2047870311936ULL, .type_guid = "0FC63DAF-8483-4772-8E79-3D69D8477DE4",
+				  .part_guid = "D6C40002-7E41-493D-A531-809DDA000002", .name = "Linux filesystem" };
+	memset(fs, 0, sizeof(fs));
+	strcpy(fs[0].id.type, "vfat");
+	strcpy(fs[0].id.uuid, "D6C4-0001");
+	strcpy(fs[1].id.type, "ext4");
+	strcpy(fs[1].id.uuid, "0d6c4e57-7e41-493d-a531-809dda000002");
+	fs[1].is_ext = true;
+	fs[1].ext = (struct extfs_info){ .block_size = 4096, .block_count = 499968337, .free_blocks = 134903811,
+					 .min_blocks = 364058049, .clean = true };
+	fit[0] = (struct part_fit){ .new_end_lba = 1050623 };
+	fit[1] = (struct part_fit){ .crosses_end = true, .new_end_lba = 3907029134ULL, .new_block_count = 488247313 };
+	*l = (struct layout){ .src = d, .fs = fs, .fit = fit, .delta_bytes = -48009314304LL,
+			      .fs_clone_possible = true };
+	l->table = (struct ptable){ .kind = PT_GPT, .lba_size = 512, .lba_count = 4000797360ULL,
+				    .disk_guid = "D6C40000-7E41-493D-A531-809DDA000000", .first_usable_lba = 34,
+				    .last_usable_lba = 4000797326ULL, .backup_header_lba = 4000797359ULL,
+				    .primary_ok = true, .backup_ok = true, .parts = parts, .nparts = 2 };
+	CHECK(lba_geometry(2048408248320ULL, 512, &l->src_geo) == 0);
+	CHECK(lba_geometry(2000398934016ULL, 512, &l->tgt_geo) == 0);
+}
+
+int main(void)
+{
+	struct profile *prof = NULL;
+	_cleanup_free_ char *perr = NULL;
+	struct disk d;
+	struct layout l;
+	struct plan p;
+	char fp[65], fp2[65];
+	const enum plan_act want[] = { PA_CHECK, PA_E2FSCK, PA_SHRINK, PA_COPY_RAW, PA_COPY_USED, PA_FSCK,
+				       PA_WRITE_TABLE, PA_VERIFY, PA_MANUAL };
+
+	CHECK(profile_load(NULL, &prof, &perr) == 0);
+	incident(&d, &l);
+	CHECK(plan_build(&l, prof, "2000398934016", NULL, NULL, NULL, &p) == 0);
+	CHECK(p.clone_possible && p.needs_shrink);
+	CHECK_U64(p.nacts, ARRAY_SIZE(want));
+	for (size_t i = 0; i < p.nacts && i < ARRAY_SIZE(want); i++)
+		CHECK_STR(plan_act_name(p.acts[i].kind), plan_act_name(want[i]));
+	CHECK_U64(p.acts[2].blocks_from, 499968337);
+	CHECK_U64(p.acts[2].blocks_to, 488247313);
+	CHECK_U64(p.acts[2].src_offset, 537919488);
+	CHECK(p.acts[2].destructive && !p.acts[1].destructive && !p.acts[0].destructive);
+	CHECK_U64(p.acts[3].bytes, 536870912);
+	CHECK_U64(p.acts[3].src_offset, 1048576);
+	CHECK_U64(p.acts[4].bytes, (3907029134ULL - 1050624 + 1) * 512);
+	CHECK_U64(p.tgt_geo.last_lba, 3907029167ULL);
+	CHECK(strstr(p.acts[2].command, "resize2fs -f -z \"$UNDO\" \"$SOURCE?offset=537919488\" 488247313") != NULL);
+	CHECK(strstr(p.acts[6].command, "last-lba: 3907029134") != NULL);
+	CHECK(strstr(p.acts[6].command, "2: start=1050624, size=3905978511") != NULL);
+	CHECK(strstr(p.acts[6].command, "attrs=\"RequiredPartition\"") != NULL);
+	CHECK(strstr(p.acts[6].title, "3,907,029,167") != NULL);
+
+	/* path 1: the profile's commands and the write-up's figures */
+	CHECK(p.nfresh >= 9);
+	CHECK_STR(p.fresh[0].command, "swaptool backup");
+	CHECK(strstr(p.fresh[6].title, "~50 min") != NULL);
+	CHECK(strstr(p.fresh[6].note, "never rsync") != NULL);
+	CHECK_STR(p.fresh[6].command, prof->cmd_refetch);
+	CHECK_STR(p.fresh[5].command, prof->cmd_runtime_install);
+
+	/* the target's GPT */
+	{
+		struct gpt_new t;
+
+		plan_gpt(&p, &t);
+		CHECK_U64(t.lba_count, 3907029168ULL);
+		CHECK_U64(t.nparts, 2);
+		CHECK_U64(t.parts[1].start_lba, 1050624);
+		CHECK_U64(t.parts[1].end_lba, 3907029134ULL);
+		CHECK_STR(t.parts[1].part_guid, "D6C40002-7E41-493D-A531-809DDA000002");
+		CHECK_STR(t.disk_guid, "D6C40000-7E41-493D-A531-809DDA000000");
+		CHECK_U64(t.parts[0].attrs, 1);
+		free(t.parts);
+	}
+
+	/* fingerprint: stable; changes with a UUID, a block count, the target; the shrunk one is
+	 * the fingerprint of the source after the planned shrink */
+	plan_fingerprint(&l, false, fp);
+	CHECK_STR(fp, p.fingerprint);
+	CHECK(strlen(fp) == 64);
+	fs[1].ext.block_count = 488247313;
+	plan_fingerprint(&l, false, fp2);
+	CHECK_STR(fp2, p.fingerprint_shrunk);
+	CHECK(strcmp(fp2, fp) != 0);
+	fs[1].ext.block_count = 499968337;
+	strcpy(fs[1].id.uuid, "0d6c4e57-0000-493d-a531-809dda000002");
+	plan_fingerprint(&l, false, fp2);
+	CHECK(strcmp(fp2, fp) != 0);
+	strcpy(fs[1].id.uuid, "0d6c4e57-7e41-493d-a531-809dda000002");
+	l.tgt_geo.bytes++;
+	plan_fingerprint(&l, false, fp2);
+	CHECK(strcmp(fp2, fp) != 0);
+	l.tgt_geo.bytes--;
+
+	/* the script: strict bash, the figures, a guard before every destructive command */
+	{
+		_cleanup_free_ char *s = plan_script(&p, "/usr/bin/swaptool");
+		const char *c = s;
+		int destructive = 0, guarded = 0;
+
+		CHECK(strstr(s, "set -euo pipefail\n") != NULL);
+		CHECK(strstr(s, "SOURCE='/dev/nvme0n1'") != NULL);
+		CHECK(strstr(s, "SOURCE_SERIAL=XG7000-SERIAL") != NULL);
+		CHECK(strstr(s, "TARGET_BYTES=2000398934016") != NULL);
+		CHECK(strstr(s, p.fingerprint) != NULL);
+		CHECK(strstr(s, "e2undo -o 537919488") != NULL);
+		for (const char *cmd; (cmd = strstr(c, "\nresize2fs ")) || (cmd = strstr(c, "\ndd ")) ||
+				      (cmd = strstr(c, "\ne2image ")) || (cmd = strstr(c, "\nsfdisk "));) {
+			const char *prev = cmd;
+			int back = 0;
+
+			destructive++;
+			/* within the two lines above the command */
+			while (prev > s && back < 3)
+				if (*--prev == '\n')
+					back++;
+			if (memmem(prev, cmd - prev + 1, "\nguard\n", 7))
+				guarded++;
+			c = cmd + 1;
+		}
+		if (guarded != destructive)
+			fprintf(stderr, "%s", s);
+		CHECK(destructive == 4);
+		CHECK(guarded == destructive);
+	}
+
+	/* JSON */
+	{
+		json_object *j = plan_json(&p);
+
+		CHECK_U64(jget_u64(jget(j, "target"), "last_lba"), 3907029167ULL);
+		CHECK(jget_i64(j, "delta_bytes") == -48009314304LL);
+		CHECK(json_object_array_length(jget(jget(jget(j, "paths"), "fs_clone"), "actions")) == 9);
+		json_object_put(j);
+	}
+	plan_free(&p);
+
+	/* path 2 impossible: no actions, the reason kept, path 1 still complete */
+	l.fs_clone_possible = false;
+	strcpy(l.fs_clone_why, "the data of partition 2 needs 500000000 blocks");
+	CHECK(plan_build(&l, prof, "2000398934016", NULL, NULL, NULL, &p) == 0);
+	CHECK(!p.clone_possible);
+	CHECK_U64(p.nacts, 0);
+	CHECK(strstr(p.clone_why, "needs 500000000 blocks") != NULL);
+	CHECK(p.nfresh >= 9);
+	plan_free(&p);
+
+	/* a bigger target: no shrink, a grow instead */
+	l.fs_clone_possible = true;
+	CHECK(lba_geometry(4000787030016ULL, 512, &l.tgt_geo) == 0);
+	fit[1] = (struct part_fit){ .new_end_lba = l.tgt_geo.last_usable_lba,
+				    .new_block_count = (l.tgt_geo.last_usable_lba - 1050624 + 1) * 512 / 4096 };
+	CHECK(plan_build(&l, prof, "4TB", NULL, NULL, NULL, &p) == 0);
+	CHECK(!p.needs_shrink);
+	{
+		bool grow = false, shrink = false;
+
+		for (size_t i = 0; i < p.nacts; i++) {
+			grow |= p.acts[i].kind == PA_GROW;
+			shrink |= p.acts[i].kind == PA_SHRINK;
+			if (p.acts[i].kind == PA_GROW)
+				CHECK_U64(p.acts[i].blocks_to, fit[1].new_block_count);
+		}
+		CHECK(grow && !shrink);
+	}
+	plan_free(&p);
+	profile_free(prof);
+	return tap_done();
+}
