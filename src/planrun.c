@@ -762,6 +762,14 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 		case PA_VERIFY: r = act_verify(&R); break;
 		case PA_MANUAL: R.detail = xstrdup("for the operator"); break;
 		}
+		if (r < 0 && env->copy.stop && *env->copy.stop) {
+			/* SIGINT reaches the tools too (same process group): their failure is the stop */
+			r = set_why(&env->why, -EINTR, "interrupted during %s%s; %s", plan_act_name(a->kind),
+				    a->kind == PA_SHRINK ? " (the source can be restored with e2undo)" : "",
+				    env->target_touched ? "the target has no table: rerun the clone to start over"
+							: "nothing was written to the target");
+			env->refusal = 0;
+		}
 		if (env->done)
 			env->done(env->ud, i, a, r, now_s() - t0, r < 0 ? env->why : R.detail);
 		if (r < 0)
