@@ -363,7 +363,6 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
 	bool complete = true, harness_pass = true, representative = true;
 	size_t nengine = 0;
-	unsigned nrand = 0;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -456,7 +455,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		for (size_t i = 0; i < pf->nruns && nrnd < ARRAY_SIZE(rnd); i++)
 			if (!pf->runs[i].sequential)
 				rnd[nrnd++] = &pf->runs[i];
-		for (size_t i = 0; i < (o.ninflight ? o.ninflight : nrnd); i++) {
+		for (size_t i = 0; i < (o.ninflight ? o.ninflight : nrnd) && nplan < ARRAY_SIZE(plan); i++) {
 			struct plan_run *p = &plan[nplan++];
 			const struct accept_run *thr = NULL;
 
@@ -476,12 +475,11 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 				p->inflight = 16;
 			if (o.have_duration)
 				p->duration_s = o.duration_s;
-			if (thr && thr->inflight == p->inflight)
+			if (thr && (!o.ninflight || thr->inflight == p->inflight))
 				snprintf(p->name, sizeof(p->name), "%.31s", thr->name);
 			else
 				snprintf(p->name, sizeof(p->name), "rand%u", p->inflight);
 		}
-		nrand = (unsigned)nplan;
 		for (size_t i = 0; i < pf->nruns && !o.no_seq; i++)
 			if (pf->runs[i].sequential && nplan < ARRAY_SIZE(plan)) {
 				struct plan_run *p = &plan[nplan++];
@@ -490,7 +488,6 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 				snprintf(p->name, sizeof(p->name), "%.31s", pf->runs[i].name);
 			}
 	}
-	(void)nrand;
 
 	r = io_target_open(path, &t, &why);
 	if (r == -ENOENT) {
