@@ -121,8 +121,8 @@ static void raw_case(void)
 	CHECK_U64(st.total_bytes, len);
 	CHECK_U64(st.data_bytes + st.hole_bytes, len);
 	CHECK(st.hole_bytes > 20u << 20);
-	CHECK(shf("cmp <(dd if=raw.img bs=1 skip=512 count=%" PRIu64 " status=none iflag=skip_bytes,count_bytes) "
-		  "<(dd if=rawt.img skip=4099 count=%" PRIu64 " status=none iflag=skip_bytes,count_bytes)",
+	CHECK(shf("cmp <(dd if=raw.img bs=1M skip=512 count=%" PRIu64 " status=none iflag=skip_bytes,count_bytes) "
+		  "<(dd if=rawt.img bs=1M skip=4099 count=%" PRIu64 " status=none iflag=skip_bytes,count_bytes)",
 		  len, len) == 0);
 	/* exactly len bytes: the byte before and the byte after are untouched */
 	CHECK(shf("[ \"$(dd if=rawt.img bs=1 skip=4098 count=1 status=none)\" = x ] && "
