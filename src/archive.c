@@ -16,21 +16,6 @@
 #include <time.h>
 #include <zlib.h>
 
-static int fail(char **why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char **why, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why) {
-		free(*why);
-		va_start(ap, fmt);
-		if (vasprintf(why, fmt, ap) < 0)
-			abort();
-		va_end(ap);
-	}
-	return r;
-}
-
 static char *join(const char *root, const char *rel)
 {
 	size_t n = strlen(root);
@@ -109,7 +94,7 @@ static int walk(struct arc_source *s, const struct backup_opts *o, const char *f
 	struct mentry *e;
 
 	if (s->man.n >= ARC_MAX_ENTRIES)
-		return fail(why, -E2BIG, "the backup set holds more than %d entries; narrow the profile's [backup] paths",
+		return set_why(why, -E2BIG, "the backup set holds more than %d entries; narrow the profile's [backup] paths",
 			    ARC_MAX_ENTRIES);
 	if (lstat(full, &st) < 0) {
 		if (errno == EACCES)
@@ -118,7 +103,7 @@ static int walk(struct arc_source *s, const struct backup_opts *o, const char *f
 			add_named(&s->missing, &s->nmissing, full, "does not exist");
 			return 0;
 		}
-		return fail(why, -errno, "cannot stat '%s': %m", full);
+		return set_why(why, -errno, "cannot stat '%s': %m", full);
 	}
 	if (S_ISREG(st.st_mode)) {
 		_cleanup_close_ int fd = open(full, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -128,13 +113,13 @@ static int walk(struct arc_source *s, const struct backup_opts *o, const char *f
 
 		if (fd < 0)
 			return errno == EACCES || errno == EPERM ? unreadable(s, o, full, errno)
-								: fail(why, -errno, "cannot open '%s': %m", full);
+								: set_why(why, -errno, "cannot open '%s': %m", full);
 		r = sha256_fd(fd, hex, &bytes);
 		if (r < 0)
 			return r == -EACCES ? unreadable(s, o, full, -r)
-					    : fail(why, r, "cannot read '%s': %s", full, strerror(-r));
+					    : set_why(why, r, "cannot read '%s': %s", full, strerror(-r));
 		if (u64_add(s->data_bytes, bytes, &s->data_bytes) < 0 || s->data_bytes > ARC_MAX_BYTES)
-			return fail(why, -EFBIG, "the backup set holds more than 256 MiB of data ('%s'); narrow the profile's [backup] paths",
+			return set_why(why, -EFBIG, "the backup set holds more than 256 MiB of data ('%s'); narrow the profile's [backup] paths",
 				    full);
 		e = source_add(s, rel, full, &st);
 		e->type = MT_FILE;
@@ -147,7 +132,7 @@ static int walk(struct arc_source *s, const struct backup_opts *o, const char *f
 		ssize_t n = readlink(full, target, sizeof(target) - 1);
 
 		if (n < 0)
-			return fail(why, -errno, "cannot read the link '%s': %m", full);
+			return set_why(why, -errno, "cannot read the link '%s': %m", full);
 		target[n] = '\0';
 		e = source_add(s, rel, full, &st);
 		e->type = MT_SYMLINK;
@@ -164,7 +149,7 @@ static int walk(struct arc_source *s, const struct backup_opts *o, const char *f
 
 		d = opendir(full);
 		if (!d)
-			return errno == EACCES ? unreadable(s, o, full, errno) : fail(why, -errno, "cannot list '%s': %m", full);
+			return errno == EACCES ? unreadable(s, o, full, errno) : set_why(why, -errno, "cannot list '%s': %m", full);
 		e = source_add(s, rel, full, &st);
 		e->type = MT_DIR;
 		while ((de = readdir(d))) {
@@ -227,7 +212,7 @@ static int collect_state(struct arc_source *s, const char *dir, char **why)
 	size_t nn = 0;
 
 	if (!d)
-		return errno == ENOENT ? 0 : fail(why, -errno, "cannot list the state directory '%s': %m", dir);
+		return errno == ENOENT ? 0 : set_why(why, -errno, "cannot list the state directory '%s': %m", dir);
 	while ((de = readdir(d)))
 		if (state_name_ok(de->d_name)) {
 			names = realloc(names, (nn + 1) * sizeof(char *));
@@ -288,7 +273,7 @@ int backup_collect(const struct backup_opts *o, struct arc_source *s, char **why
 
 		if (!*rel || path_check(rel, &(const char *){ NULL }) < 0) {
 			strlist_clear(&tops);
-			return fail(why, -EINVAL, "backup path '%s' is not usable: it must name a file or directory below '/'",
+			return set_why(why, -EINVAL, "backup path '%s' is not usable: it must name a file or directory below '/'",
 				    p->backup_paths.v[i]);
 		}
 		for (size_t j = 0; j < tops.n; j++)
@@ -323,7 +308,7 @@ int backup_collect(const struct backup_opts *o, struct arc_source *s, char **why
 	if (r < 0)
 		return r;
 	if (manifest_index(&s->man, &dup) < 0)
-		return fail(why, -EINVAL, "the backup paths overlap at '%s'; list each directory once in the profile", dup);
+		return set_why(why, -EINVAL, "the backup paths overlap at '%s'; list each directory once in the profile", dup);
 	s->req = xcalloc(p->required.n, sizeof(*s->req));
 	for (size_t i = 0; i < p->required.n; i++) {
 		_cleanup_free_ char *rel = rel_of(p->required.v[i], o->home);
@@ -417,7 +402,7 @@ static int write_blob(struct archive *w, const char *name, const void *data, siz
 	archive_entry_set_gname(ae, "root");
 	if (archive_write_header(w, ae) != ARCHIVE_OK ||
 	    (len && archive_write_data(w, data, len) != (la_ssize_t)len))
-		return fail(why, -EIO, "cannot write '%s' into the tarball: %s", name, archive_error_string(w));
+		return set_why(why, -EIO, "cannot write '%s' into the tarball: %s", name, archive_error_string(w));
 	return 0;
 }
 
@@ -432,20 +417,20 @@ static int write_entry(struct archive *w, struct archive *disk, const struct men
 	else if (e->type == MT_DIR)
 		fd = open(src, O_RDONLY | O_DIRECTORY | (e->parent ? 0 : O_NOFOLLOW) | O_CLOEXEC);
 	if ((e->type == MT_FILE || e->type == MT_DIR) && fd < 0)
-		return fail(why, -errno, "cannot open '%s': %m", src);
+		return set_why(why, -errno, "cannot open '%s': %m", src);
 	if (fd >= 0 ? fstat(fd, &st) < 0 : lstat(src, &st) < 0)
-		return fail(why, -errno, "cannot stat '%s': %m", src);
+		return set_why(why, -errno, "cannot stat '%s': %m", src);
 	if ((e->type == MT_FILE && (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != e->size)) ||
 	    (e->type == MT_DIR && !S_ISDIR(st.st_mode)) || (e->type == MT_SYMLINK && !S_ISLNK(st.st_mode)))
-		return fail(why, -ESTALE, "'%s' changed while it was being backed up; run backup again", src);
+		return set_why(why, -ESTALE, "'%s' changed while it was being backed up; run backup again", src);
 	archive_entry_copy_sourcepath(ae, src);
 	if (archive_read_disk_entry_from_file(disk, ae, fd, &st) < ARCHIVE_WARN)
-		return fail(why, -EIO, "cannot read the metadata of '%s': %s", src, archive_error_string(disk));
+		return set_why(why, -EIO, "cannot read the metadata of '%s': %s", src, archive_error_string(disk));
 	archive_entry_copy_pathname(ae, e->path);
 	if (e->type == MT_SYMLINK)
 		archive_entry_copy_symlink(ae, e->link);
 	if (archive_write_header(w, ae) < ARCHIVE_WARN)
-		return fail(why, -EIO, "cannot write the header of '%s': %s", e->path, archive_error_string(w));
+		return set_why(why, -EIO, "cannot write the header of '%s': %s", e->path, archive_error_string(w));
 	if (e->type == MT_FILE) {
 		EVP_MD_CTX *md = EVP_MD_CTX_new();
 		unsigned char dg[EVP_MAX_MD_SIZE];
@@ -464,19 +449,19 @@ static int write_entry(struct archive *w, struct archive *disk, const struct men
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0) {
-				r = fail(why, -errno, "cannot read '%s': %m", src);
+				r = set_why(why, -errno, "cannot read '%s': %m", src);
 				break;
 			}
 			if (n == 0)
 				break;
 			total += (uint64_t)n;
 			if (total > e->size) {
-				r = fail(why, -ESTALE, "'%s' grew while it was being backed up; run backup again", src);
+				r = set_why(why, -ESTALE, "'%s' grew while it was being backed up; run backup again", src);
 				break;
 			}
 			EVP_DigestUpdate(md, buf, (size_t)n);
 			if (archive_write_data(w, buf, (size_t)n) != n) {
-				r = fail(why, -EIO, "cannot write '%s' into the tarball: %s", e->path, archive_error_string(w));
+				r = set_why(why, -EIO, "cannot write '%s' into the tarball: %s", e->path, archive_error_string(w));
 				break;
 			}
 		}
@@ -487,7 +472,7 @@ static int write_entry(struct archive *w, struct archive *disk, const struct men
 		for (unsigned i = 0; i < dlen; i++)
 			snprintf(hex + 2 * i, 3, "%02x", dg[i]);
 		if (total != e->size || !streq(hex, e->sha256))
-			return fail(why, -ESTALE, "'%s' changed while it was being backed up; run backup again", src);
+			return set_why(why, -ESTALE, "'%s' changed while it was being backed up; run backup again", src);
 	}
 	return 0;
 }
@@ -509,7 +494,7 @@ static int write_stream(const struct arc_source *s, int fd, char **why)
 	archive_read_disk_set_behavior(disk, ARCHIVE_READDISK_NO_FFLAGS | ARCHIVE_READDISK_NO_SPARSE);
 	if (archive_write_add_filter_gzip(w) != ARCHIVE_OK || archive_write_set_format_pax(w) != ARCHIVE_OK ||
 	    archive_write_open_fd(w, fd) != ARCHIVE_OK)
-		return fail(why, -EIO, "cannot start the tarball: %s", archive_error_string(w));
+		return set_why(why, -EIO, "cannot start the tarball: %s", archive_error_string(w));
 	r = write_blob(w, MANIFEST_NAME, text, strlen(text), 0600, why);
 	for (size_t i = 0; r == 0 && i < s->man.n; i++)
 		r = write_entry(w, disk, &s->man.e[i], s->src[i], why);
@@ -521,7 +506,7 @@ static int write_stream(const struct arc_source *s, int fd, char **why)
 		archive_entry_set_perm(ae, 0700);
 		archive_entry_set_mtime(ae, time(NULL), 0);
 		if (archive_write_header(w, ae) != ARCHIVE_OK)
-			r = fail(why, -EIO, "cannot write into the tarball: %s", archive_error_string(w));
+			r = set_why(why, -EIO, "cannot write into the tarball: %s", archive_error_string(w));
 		for (size_t i = 0; r == 0 && i < s->man.nst; i++) {
 			_cleanup_free_ char *n = xasprintf(STATE_DIR_NAME "/%s", s->state[i].name);
 
@@ -531,7 +516,7 @@ static int write_stream(const struct arc_source *s, int fd, char **why)
 	if (r < 0)
 		return r;
 	if (archive_write_close(w) != ARCHIVE_OK)
-		return fail(why, -EIO, "cannot finish the tarball: %s", archive_error_string(w));
+		return set_why(why, -EIO, "cannot finish the tarball: %s", archive_error_string(w));
 	return 0;
 }
 
@@ -545,35 +530,35 @@ int arc_write(const struct arc_source *s, const char *out, uid_t uid, gid_t gid,
 	int r;
 
 	if (fd < 0)
-		return fail(why, -errno, "cannot create a temporary file beside '%s': %m; choose another --out", out);
+		return set_why(why, -errno, "cannot create a temporary file beside '%s': %m; choose another --out", out);
 	if (fchmod(fd, 0600) < 0 || ((uid != (uid_t)-1 || gid != (gid_t)-1) && fchown(fd, uid, gid) < 0)) {
-		r = fail(why, -errno, "cannot set the mode or owner of '%s': %m", tmp);
+		r = set_why(why, -errno, "cannot set the mode or owner of '%s': %m", tmp);
 		goto bad;
 	}
 	r = write_stream(s, fd, why);
 	if (r < 0)
 		goto bad;
 	if (fsync(fd) < 0) {
-		r = fail(why, -errno, "cannot flush '%s' to disk: %m", tmp);
+		r = set_why(why, -errno, "cannot flush '%s' to disk: %m", tmp);
 		goto bad;
 	}
 	/* Read back what reached the disk, through the same validation restore applies. */
 	r = arc_load(tmp, &back, &bwhy);
 	if (r < 0) {
-		r = fail(why, -EIO, "the tarball read back wrong (%s); it was removed: check the disk and run backup again",
+		r = set_why(why, -EIO, "the tarball read back wrong (%s); it was removed: check the disk and run backup again",
 			 bwhy ? bwhy : strerror(-r));
 		arc_free(&back);
 		goto bad;
 	}
 	if (back.man.n != s->man.n || back.man.nst != s->man.nst) {
 		arc_free(&back);
-		r = fail(why, -EIO, "the tarball read back with a different entry count; it was removed: run backup again");
+		r = set_why(why, -EIO, "the tarball read back with a different entry count; it was removed: run backup again");
 		goto bad;
 	}
 	for (size_t i = 0; i < s->man.n; i++)
 		if (!streq(back.man.e[i].path, s->man.e[i].path) || back.man.e[i].type != s->man.e[i].type ||
 		    !streq(back.man.e[i].sha256, s->man.e[i].sha256)) {
-			r = fail(why, -EIO, "the tarball read back with '%s' different; it was removed: run backup again",
+			r = set_why(why, -EIO, "the tarball read back with '%s' different; it was removed: run backup again",
 				 s->man.e[i].path);
 			arc_free(&back);
 			goto bad;
@@ -582,12 +567,12 @@ int arc_write(const struct arc_source *s, const char *out, uid_t uid, gid_t gid,
 	*bytes = back.bytes;
 	arc_free(&back);
 	if (rename(tmp, out) < 0) {
-		r = fail(why, -errno, "cannot rename '%s' to '%s': %m", tmp, out);
+		r = set_why(why, -errno, "cannot rename '%s' to '%s': %m", tmp, out);
 		goto bad;
 	}
 	r = fsync_parent_dir(out);
 	if (r < 0)
-		return fail(why, r, "cannot flush the directory of '%s': %s", out, strerror(-r));
+		return set_why(why, r, "cannot flush the directory of '%s': %s", out, strerror(-r));
 	return 0;
 bad:
 	unlink(tmp);
@@ -626,7 +611,7 @@ static int read_data(struct archive *r, const char *name, uint64_t size, unsigne
 
 		if (n < 0) {
 			free(buf);
-			return fail(why, -EBADMSG, "the tarball is truncated or corrupt at '%s': %s", name,
+			return set_why(why, -EBADMSG, "the tarball is truncated or corrupt at '%s': %s", name,
 				    archive_error_string(r));
 		}
 		if (n == 0)
@@ -638,7 +623,7 @@ static int read_data(struct archive *r, const char *name, uint64_t size, unsigne
 			n = archive_read_data(r, &extra, 1);
 			if (n != 0) {
 				free(buf);
-				return fail(why, -EBADMSG, "the tarball is corrupt at '%s': %s", name,
+				return set_why(why, -EBADMSG, "the tarball is corrupt at '%s': %s", name,
 					    n < 0 ? archive_error_string(r) : "more data than its size");
 			}
 			break;
@@ -646,7 +631,7 @@ static int read_data(struct archive *r, const char *name, uint64_t size, unsigne
 	}
 	if (have != size) {
 		free(buf);
-		return fail(why, -EBADMSG, "the tarball is truncated at '%s' (%llu of %llu bytes)", name,
+		return set_why(why, -EBADMSG, "the tarball is truncated at '%s' (%llu of %llu bytes)", name,
 			    (unsigned long long)have, (unsigned long long)size);
 	}
 	*out = buf;
@@ -674,28 +659,28 @@ static int load_entries(struct archive *r, struct arc *a, bool *seen, bool *seen
 		if (st == ARCHIVE_EOF)
 			return 0;
 		if (st != ARCHIVE_OK)
-			return fail(why, -EBADMSG, "the tarball is truncated or corrupt after %zu entries: %s", count,
+			return set_why(why, -EBADMSG, "the tarball is truncated or corrupt after %zu entries: %s", count,
 				    archive_error_string(r));
 		if (++count > (size_t)ARC_MAX_ENTRIES + 256 + 1)
-			return fail(why, -EBADMSG, "the tarball holds more than %d entries; refusing it", ARC_MAX_ENTRIES);
+			return set_why(why, -EBADMSG, "the tarball holds more than %d entries; refusing it", ARC_MAX_ENTRIES);
 		raw = archive_entry_pathname(ae);
 		if (!raw)
-			return fail(why, -EBADMSG, "entry %zu has no name", count);
+			return set_why(why, -EBADMSG, "entry %zu has no name", count);
 		path = path_normalize(raw);
 		if (path_check(path, &pwhy) < 0)
-			return fail(why, -EBADMSG, "refusing entry '%s': %s", raw, pwhy);
+			return set_why(why, -EBADMSG, "refusing entry '%s': %s", raw, pwhy);
 		ft = archive_entry_filetype(ae);
 		hl = archive_entry_hardlink(ae);
 		if (ft == AE_IFCHR || ft == AE_IFBLK)
-			return fail(why, -EBADMSG, "refusing entry '%s': device node", raw);
+			return set_why(why, -EBADMSG, "refusing entry '%s': device node", raw);
 		if (ft == AE_IFIFO || ft == AE_IFSOCK)
-			return fail(why, -EBADMSG, "refusing entry '%s': %s", raw, ft == AE_IFIFO ? "FIFO" : "socket");
+			return set_why(why, -EBADMSG, "refusing entry '%s': %s", raw, ft == AE_IFIFO ? "FIFO" : "socket");
 		size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
 		if (size < 0 || (uint64_t)size > ARC_MAX_BYTES || total + (uint64_t)size > ARC_MAX_BYTES)
-			return fail(why, -EBADMSG, "refusing entry '%s': more than 256 MiB of data in the tarball", raw);
+			return set_why(why, -EBADMSG, "refusing entry '%s': more than 256 MiB of data in the tarball", raw);
 		if (streq(path, STATE_DIR_NAME)) {
 			if (ft != AE_IFDIR)
-				return fail(why, -EBADMSG, "refusing entry '%s': not a directory", raw);
+				return set_why(why, -EBADMSG, "refusing entry '%s': not a directory", raw);
 			continue;
 		}
 		if (startswith(path, STATE_DIR_NAME "/")) {
@@ -706,17 +691,17 @@ static int load_entries(struct archive *r, struct arc *a, bool *seen, bool *seen
 				if (streq(a->man.st[k].name, name))
 					break;
 			if (k == a->man.nst || seen_state[k] || ft != AE_IFREG || hl)
-				return fail(why, -EBADMSG, "refusing entry '%s': %s", raw,
+				return set_why(why, -EBADMSG, "refusing entry '%s': %s", raw,
 					    k == a->man.nst ? "not listed in the manifest" : seen_state[k] ? "listed twice" : "not a regular file");
 			if ((uint64_t)size != a->man.st[k].size)
-				return fail(why, -EBADMSG, "refusing entry '%s': size differs from the manifest", raw);
+				return set_why(why, -EBADMSG, "refusing entry '%s': size differs from the manifest", raw);
 			rr = read_data(r, raw, (uint64_t)size, &data, why);
 			if (rr < 0)
 				return rr;
 			sha256_buf(data, (size_t)size, hex);
 			if (!streq(hex, a->man.st[k].sha256)) {
 				free(data);
-				return fail(why, -EBADMSG, "refusing entry '%s': sha256 differs from the manifest", raw);
+				return set_why(why, -EBADMSG, "refusing entry '%s': sha256 differs from the manifest", raw);
 			}
 			seen_state[k] = true;
 			a->state[k] = (struct state_blob){ .name = xstrdup(name), .data = data, .len = (size_t)size };
@@ -725,35 +710,35 @@ static int load_entries(struct archive *r, struct arc *a, bool *seen, bool *seen
 		}
 		m = manifest_find(&a->man, path);
 		if (!m)
-			return fail(why, -EBADMSG, "refusing entry '%s': not listed in the manifest", raw);
+			return set_why(why, -EBADMSG, "refusing entry '%s': not listed in the manifest", raw);
 		if (seen[m - a->man.e])
-			return fail(why, -EBADMSG, "refusing entry '%s': it appears twice", raw);
+			return set_why(why, -EBADMSG, "refusing entry '%s': it appears twice", raw);
 		seen[m - a->man.e] = true;
 		switch (m->type) {
 		case MT_FILE:
 			if (ft != AE_IFREG || hl)
-				return fail(why, -EBADMSG, "refusing entry '%s': the manifest says a regular file", raw);
+				return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a regular file", raw);
 			break;
 		case MT_DIR:
 			if (ft != AE_IFDIR)
-				return fail(why, -EBADMSG, "refusing entry '%s': the manifest says a directory", raw);
+				return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a directory", raw);
 			break;
 		case MT_SYMLINK:
 			if (ft != AE_IFLNK || !streq(archive_entry_symlink(ae), m->link))
-				return fail(why, -EBADMSG, "refusing entry '%s': the manifest says a symlink to '%s'", raw, m->link);
+				return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a symlink to '%s'", raw, m->link);
 			break;
 		case MT_HARDLINK: {
 			_cleanup_free_ char *t = hl ? path_normalize(hl) : NULL;
 
 			if (!t || !streq(t, m->link))
-				return fail(why, -EBADMSG, "refusing entry '%s': the manifest says a hard link to '%s'", raw, m->link);
+				return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a hard link to '%s'", raw, m->link);
 			size = 0;
 			break;
 		}
 		}
 		if (m->type == MT_FILE) {
 			if ((uint64_t)size != m->size)
-				return fail(why, -EBADMSG, "refusing entry '%s': %lld bytes, the manifest says %llu", raw,
+				return set_why(why, -EBADMSG, "refusing entry '%s': %lld bytes, the manifest says %llu", raw,
 					    (long long)size, (unsigned long long)m->size);
 			rr = read_data(r, raw, (uint64_t)size, &data, why);
 			if (rr < 0)
@@ -761,7 +746,7 @@ static int load_entries(struct archive *r, struct arc *a, bool *seen, bool *seen
 			sha256_buf(data, (size_t)size, hex);
 			if (!streq(hex, m->sha256)) {
 				free(data);
-				return fail(why, -EBADMSG, "refusing entry '%s': sha256 %.16s... differs from the manifest's %.16s...",
+				return set_why(why, -EBADMSG, "refusing entry '%s': sha256 %.16s... differs from the manifest's %.16s...",
 					    raw, hex, m->sha256);
 			}
 			total += (uint64_t)size;
@@ -793,21 +778,21 @@ static int gzip_check(int fd, const char *path, char **why)
 	archive_read_support_filter_gzip(r);
 	archive_read_support_format_raw(r);
 	if (archive_read_open_fd(r, fd, 65536) != ARCHIVE_OK || archive_read_next_header(r, &ae) != ARCHIVE_OK)
-		return fail(why, -EBADMSG, "'%s' is not a gzip tarball: %s", path, archive_error_string(r));
+		return set_why(why, -EBADMSG, "'%s' is not a gzip tarball: %s", path, archive_error_string(r));
 	if (archive_filter_code(r, 0) != ARCHIVE_FILTER_GZIP)
-		return fail(why, -EBADMSG, "'%s' is not gzip-compressed: a swaptool backup is a gzip pax tarball", path);
+		return set_why(why, -EBADMSG, "'%s' is not gzip-compressed: a swaptool backup is a gzip pax tarball", path);
 	while ((n = archive_read_data(r, buf, sizeof(buf))) > 0) {
 		crc = crc32(crc, (const Bytef *)buf, (uInt)n);
 		len += (uint64_t)n;
 	}
 	if (n < 0)
-		return fail(why, -EBADMSG, "'%s' is a truncated or corrupt gzip stream: %s", path, archive_error_string(r));
+		return set_why(why, -EBADMSG, "'%s' is a truncated or corrupt gzip stream: %s", path, archive_error_string(r));
 	/* RFC 1952: the member ends with CRC-32 and ISIZE (length mod 2^32), little-endian */
 	if (fstat(fd, &st) < 0 || st.st_size < 18 || pread(fd, tail, 8, st.st_size - 8) != 8)
-		return fail(why, -EBADMSG, "'%s' is too short for a gzip stream", path);
+		return set_why(why, -EBADMSG, "'%s' is too short for a gzip stream", path);
 	if ((tail[0] | tail[1] << 8 | tail[2] << 16 | (uint32_t)tail[3] << 24) != (uint32_t)crc ||
 	    (tail[4] | tail[5] << 8 | tail[6] << 16 | (uint32_t)tail[7] << 24) != (uint32_t)len)
-		return fail(why, -EBADMSG, "'%s' is a corrupt gzip stream: its CRC-32 or length does not match the data", path);
+		return set_why(why, -EBADMSG, "'%s' is a corrupt gzip stream: its CRC-32 or length does not match the data", path);
 	return 0;
 }
 
@@ -824,35 +809,35 @@ int arc_load(const char *path, struct arc *a, char **why)
 
 	*a = (struct arc){ 0 };
 	if (fd < 0)
-		return fail(why, -errno, "cannot open '%s': %m", path);
+		return set_why(why, -errno, "cannot open '%s': %m", path);
 	if (fstat(fd, &st) < 0)
-		return fail(why, -errno, "cannot stat '%s': %m", path);
+		return set_why(why, -errno, "cannot stat '%s': %m", path);
 	if (!S_ISREG(st.st_mode))
-		return fail(why, -EINVAL, "'%s' is not a regular file", path);
+		return set_why(why, -EINVAL, "'%s' is not a regular file", path);
 	rr = sha256_fd(fd, a->sha256, &a->bytes);
 	if (rr < 0)
-		return fail(why, rr, "cannot read '%s': %s", path, strerror(-rr));
+		return set_why(why, rr, "cannot read '%s': %s", path, strerror(-rr));
 	if (lseek(fd, 0, SEEK_SET) < 0)
-		return fail(why, -errno, "cannot rewind '%s': %m", path);
+		return set_why(why, -errno, "cannot rewind '%s': %m", path);
 	rr = gzip_check(fd, path, why);
 	if (rr < 0)
 		return rr;
 	if (lseek(fd, 0, SEEK_SET) < 0)
-		return fail(why, -errno, "cannot rewind '%s': %m", path);
+		return set_why(why, -errno, "cannot rewind '%s': %m", path);
 	r = archive_read_new();
 	if (!r)
 		return -ENOMEM;
 	archive_read_support_filter_gzip(r);
 	archive_read_support_format_tar(r);
 	if (archive_read_open_fd(r, fd, 65536) != ARCHIVE_OK)
-		return fail(why, -EBADMSG, "'%s' is not a gzip tarball: %s", path, archive_error_string(r));
+		return set_why(why, -EBADMSG, "'%s' is not a gzip tarball: %s", path, archive_error_string(r));
 	if (archive_read_next_header(r, &ae) != ARCHIVE_OK)
-		return fail(why, -EBADMSG, "'%s' is not a readable tarball: %s", path, archive_error_string(r));
+		return set_why(why, -EBADMSG, "'%s' is not a readable tarball: %s", path, archive_error_string(r));
 	if (!streq(archive_entry_pathname(ae), MANIFEST_NAME) || archive_entry_filetype(ae) != AE_IFREG)
-		return fail(why, -EBADMSG, "'%s' does not start with %s: not a swaptool backup", path, MANIFEST_NAME);
+		return set_why(why, -EBADMSG, "'%s' does not start with %s: not a swaptool backup", path, MANIFEST_NAME);
 	msize = archive_entry_size(ae);
 	if (msize <= 0 || (uint64_t)msize > ARC_MAX_MANIFEST)
-		return fail(why, -EBADMSG, "the manifest in '%s' has a bad size (%lld bytes)", path, (long long)msize);
+		return set_why(why, -EBADMSG, "the manifest in '%s' has a bad size (%lld bytes)", path, (long long)msize);
 	rr = read_data(r, MANIFEST_NAME, (uint64_t)msize, &mtext, why);
 	if (rr < 0)
 		return rr;
@@ -866,14 +851,14 @@ int arc_load(const char *path, struct arc *a, char **why)
 	if (rr < 0)
 		return rr;
 	if (archive_read_close(r) != ARCHIVE_OK)
-		return fail(why, -EBADMSG, "the tarball is corrupt at its end: %s", archive_error_string(r));
+		return set_why(why, -EBADMSG, "the tarball is corrupt at its end: %s", archive_error_string(r));
 	for (size_t i = 0; i < a->man.n; i++)
 		if (!seen[i])
-			return fail(why, -EBADMSG, "the manifest lists '%s' but the tarball does not hold it (truncated?)",
+			return set_why(why, -EBADMSG, "the manifest lists '%s' but the tarball does not hold it (truncated?)",
 				    a->man.e[i].path);
 	for (size_t i = 0; i < a->man.nst; i++)
 		if (!seen_state[i])
-			return fail(why, -EBADMSG, "the manifest lists the state record '%s' but the tarball does not hold it",
+			return set_why(why, -EBADMSG, "the manifest lists the state record '%s' but the tarball does not hold it",
 				    a->man.st[i].name);
 	/* Paths through links of the same archive, and hard links out of the set. */
 	for (size_t i = 0; i < a->man.n; i++) {
@@ -886,7 +871,7 @@ int arc_load(const char *path, struct arc *a, char **why)
 			*q = '\0';
 			up = manifest_find(&a->man, pre);
 			if (up && up->type != MT_DIR)
-				return fail(why, -EBADMSG, "refusing entry '%s': it goes through the %s '%s' of the same archive",
+				return set_why(why, -EBADMSG, "refusing entry '%s': it goes through the %s '%s' of the same archive",
 					    e->path, up->type == MT_SYMLINK ? "symlink" : "non-directory", pre);
 			*q = '/';
 		}
@@ -895,7 +880,7 @@ int arc_load(const char *path, struct arc *a, char **why)
 			const char *pw;
 
 			if (path_check(e->link, &pw) < 0 || !t || t->type != MT_FILE)
-				return fail(why, -EBADMSG, "refusing entry '%s': hard link to '%s', out of the backup set",
+				return set_why(why, -EBADMSG, "refusing entry '%s': hard link to '%s', out of the backup set",
 					    e->path, e->link);
 		}
 	}

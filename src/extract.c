@@ -13,19 +13,6 @@
 #include <sys/xattr.h>
 #include <time.h>
 
-static int fail(char **why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char **why, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	free(*why);
-	va_start(ap, fmt);
-	if (vasprintf(why, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	return r;
-}
-
 static bool all_digits(const char *s)
 {
 	if (!s || !*s)
@@ -254,22 +241,22 @@ static int classify(int rootfd, const char *dest, const struct mentry *m, const 
 		return 0;
 	}
 	if (dfd == -ELOOP)
-		return fail(why, -EBADMSG, "refusing '%s': its path goes through the symlink '%s' on the root", dest, bad);
+		return set_why(why, -EBADMSG, "refusing '%s': its path goes through the symlink '%s' on the root", dest, bad);
 	if (dfd == -ENOTDIR)
-		return fail(why, -EBADMSG, "refusing '%s': '%s' on the root is not a directory", dest, bad);
+		return set_why(why, -EBADMSG, "refusing '%s': '%s' on the root is not a directory", dest, bad);
 	if (dfd < 0)
-		return fail(why, dfd, "cannot open the directory of '%s' on the root: %s", dest, strerror(-dfd));
+		return set_why(why, dfd, "cannot open the directory of '%s' on the root: %s", dest, strerror(-dfd));
 	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT)
-			return fail(why, -errno, "cannot stat '%s' on the root: %m", dest);
+			return set_why(why, -errno, "cannot stat '%s' on the root: %m", dest);
 		*act = RA_CREATE;
 		return 0;
 	}
 	if ((m->type == MT_DIR) != !!S_ISDIR(st.st_mode))
-		return fail(why, -EBADMSG, "refusing '%s': it would replace a %s with a %s", dest,
+		return set_why(why, -EBADMSG, "refusing '%s': it would replace a %s with a %s", dest,
 			    S_ISDIR(st.st_mode) ? "directory" : "non-directory", mtype_name(m->type));
 	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-		return fail(why, -EBADMSG, "refusing '%s': the root holds a special file there", dest);
+		return set_why(why, -EBADMSG, "refusing '%s': the root holds a special file there", dest);
 	if (m->parent) {
 		*act = RA_UNCHANGED;
 		return 0;
@@ -302,10 +289,10 @@ static int owner_of(const struct arc *a, const struct restore_opts *o, const str
 
 	(void)a;
 	if (lookup_user(o->root, u, uid) < 0)
-		return fail(why, -ESRCH, "the user '%s' of '%s' does not exist on this machine; create it, or pass --map-user %s=NAME",
+		return set_why(why, -ESRCH, "the user '%s' of '%s' does not exist on this machine; create it, or pass --map-user %s=NAME",
 			    u, m->path, m->user);
 	if (lookup_group(o->root, g, gid) < 0)
-		return fail(why, -ESRCH, "the group '%s' of '%s' does not exist on this machine; create it, or pass --map-user %s=NAME",
+		return set_why(why, -ESRCH, "the group '%s' of '%s' does not exist on this machine; create it, or pass --map-user %s=NAME",
 			    g, m->path, m->group);
 	return 0;
 }
@@ -317,7 +304,7 @@ int restore_plan(const struct arc *a, const struct restore_opts *o, struct resto
 
 	*p = (struct restore_plan){ 0 };
 	if (rootfd < 0)
-		return fail(why, -errno, "cannot open the root '%s': %m", o->root);
+		return set_why(why, -errno, "cannot open the root '%s': %m", o->root);
 	for (size_t i = 0; i < a->n; i++) {
 		const struct arc_item *it = &a->items[i];
 		const struct mentry *m = it->m;
@@ -376,7 +363,7 @@ int restore_plan(const struct arc *a, const struct restore_opts *o, struct resto
 			struct stat st;
 
 			if (dfd == -ELOOP)
-				return fail(why, -EBADMSG, "refusing to remove '%s': its path goes through the symlink '%s'", rel, bad);
+				return set_why(why, -EBADMSG, "refusing to remove '%s': its path goes through the symlink '%s'", rel, bad);
 			if (dfd < 0 || fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
 			plan_add(p, NULL, rel, RA_REMOVE, (uid_t)-1, (gid_t)-1);
@@ -491,24 +478,24 @@ static int apply_meta(int fd, const struct restore_step *s, const char *root, ch
 	struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_sec = m->mtime } };
 
 	if (fchown(fd, s->uid, s->gid) < 0)
-		return fail(why, -errno, "cannot give '%s' to %s:%s: %m; run restore as root", s->dest, m->user, m->group);
+		return set_why(why, -errno, "cannot give '%s' to %s:%s: %m; run restore as root", s->dest, m->user, m->group);
 	/* after chown: chown clears set-id bits */
 	if (fchmod(fd, m->mode) < 0)
-		return fail(why, -errno, "cannot set the mode of '%s': %m", s->dest);
+		return set_why(why, -errno, "cannot set the mode of '%s': %m", s->dest);
 	archive_entry_xattr_reset(ae);
 	while (archive_entry_xattr_next(ae, &name, &value, &size) == ARCHIVE_OK)
 		if (fsetxattr(fd, name, value, size, 0) < 0)
-			return fail(why, -errno, "cannot set the extended attribute '%s' on '%s': %m", name, s->dest);
+			return set_why(why, -errno, "cannot set the extended attribute '%s' on '%s': %m", name, s->dest);
 	alen = acl_xattr(ae, ARCHIVE_ENTRY_ACL_TYPE_ACCESS, root, acl, sizeof(acl));
 	if (alen && fsetxattr(fd, "system.posix_acl_access", acl, alen, 0) < 0)
-		return fail(why, -errno, "cannot set the ACL of '%s': %m", s->dest);
+		return set_why(why, -errno, "cannot set the ACL of '%s': %m", s->dest);
 	if (m->type == MT_DIR) {
 		alen = acl_xattr(ae, ARCHIVE_ENTRY_ACL_TYPE_DEFAULT, root, acl, sizeof(acl));
 		if (alen && fsetxattr(fd, "system.posix_acl_default", acl, alen, 0) < 0)
-			return fail(why, -errno, "cannot set the default ACL of '%s': %m", s->dest);
+			return set_why(why, -errno, "cannot set the default ACL of '%s': %m", s->dest);
 	}
 	if (futimens(fd, ts) < 0)
-		return fail(why, -errno, "cannot set the time of '%s': %m", s->dest);
+		return set_why(why, -errno, "cannot set the time of '%s': %m", s->dest);
 	return 0;
 }
 
@@ -533,16 +520,16 @@ static int write_step(int rootfd, const struct restore_step *s, const char *root
 	int r;
 
 	if (dfd < 0)
-		return fail(why, dfd, "cannot open the directory of '%s'%s%s%s: %s", s->dest, bad ? " ('" : "",
+		return set_why(why, dfd, "cannot open the directory of '%s'%s%s%s: %s", s->dest, bad ? " ('" : "",
 			    bad ? bad : "", bad ? "')" : "", strerror(-dfd));
 	if (m->type == MT_DIR) {
 		_cleanup_close_ int fd = -1;
 
 		if (s->action == RA_CREATE && mkdirat(dfd, leaf, 0700) < 0 && errno != EEXIST)
-			return fail(why, -errno, "cannot create the directory '%s': %m", s->dest);
+			return set_why(why, -errno, "cannot create the directory '%s': %m", s->dest);
 		fd = openat(dfd, leaf, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
-			return fail(why, -errno, "cannot open the directory '%s': %m", s->dest);
+			return set_why(why, -errno, "cannot open the directory '%s': %m", s->dest);
 		return apply_meta(fd, s, root, why);
 	}
 	tmp_name(tmp);
@@ -552,14 +539,14 @@ static int write_step(int rootfd, const struct restore_step *s, const char *root
 		size_t left = s->item->len;
 
 		if (fd < 0)
-			return fail(why, -errno, "cannot create a file in the directory of '%s': %m", s->dest);
+			return set_why(why, -errno, "cannot create a file in the directory of '%s': %m", s->dest);
 		while (left > 0) {
 			ssize_t n = write(fd, p, left);
 
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n < 0) {
-				r = fail(why, -errno, "cannot write '%s': %m", s->dest);
+				r = set_why(why, -errno, "cannot write '%s': %m", s->dest);
 				goto bad;
 			}
 			p += n;
@@ -567,17 +554,17 @@ static int write_step(int rootfd, const struct restore_step *s, const char *root
 		}
 		r = apply_meta(fd, s, root, why);
 		if (r == 0 && !prepared && fsync(fd) < 0)
-			r = fail(why, -errno, "cannot flush '%s': %m", s->dest);
+			r = set_why(why, -errno, "cannot flush '%s': %m", s->dest);
 		if (r < 0)
 			goto bad;
 	} else if (m->type == MT_SYMLINK) {
 		struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_sec = m->mtime } };
 
 		if (symlinkat(m->link, dfd, tmp) < 0)
-			return fail(why, -errno, "cannot create the symlink '%s': %m", s->dest);
+			return set_why(why, -errno, "cannot create the symlink '%s': %m", s->dest);
 		if (fchownat(dfd, tmp, s->uid, s->gid, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    utimensat(dfd, tmp, ts, AT_SYMLINK_NOFOLLOW) < 0) {
-			r = fail(why, -errno, "cannot set the owner or time of the symlink '%s': %m", s->dest);
+			r = set_why(why, -errno, "cannot set the owner or time of the symlink '%s': %m", s->dest);
 			goto bad;
 		}
 	} else {
@@ -586,7 +573,7 @@ static int write_step(int rootfd, const struct restore_step *s, const char *root
 		_cleanup_close_ int tfd = open_parent(rootfd, m->link, false, NULL, &tleaf, &tbad);
 
 		if (tfd < 0 || linkat(tfd, tleaf, dfd, tmp, 0) < 0)
-			return fail(why, tfd < 0 ? tfd : -errno, "cannot link '%s' to '%s': %s", s->dest, m->link,
+			return set_why(why, tfd < 0 ? tfd : -errno, "cannot link '%s' to '%s': %s", s->dest, m->link,
 				    strerror(tfd < 0 ? -tfd : errno));
 	}
 	if (prepared && m->type != MT_HARDLINK) {
@@ -594,7 +581,7 @@ static int write_step(int rootfd, const struct restore_step *s, const char *root
 		return 0;
 	}
 	if (renameat(dfd, tmp, dfd, leaf) < 0) {
-		r = fail(why, -errno, "cannot put '%s' in place: %m", s->dest);
+		r = set_why(why, -errno, "cannot put '%s' in place: %m", s->dest);
 		goto bad;
 	}
 	/* the directories are flushed once at the end (syncfs): one fsync per entry's directory
@@ -614,7 +601,7 @@ static int remove_step(int rootfd, const struct restore_step *s, char **why)
 	if (dfd < 0 || fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0;
 	if (unlinkat(dfd, leaf, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0 && errno != ENOTEMPTY && errno != EEXIST)
-		return fail(why, -errno, "cannot remove '%s': %m", s->dest);
+		return set_why(why, -errno, "cannot remove '%s': %m", s->dest);
 	return 0;
 }
 
@@ -646,7 +633,7 @@ static int write_undo(const struct arc *a, const struct restore_opts *o, const s
 			continue;
 		full = xasprintf("%s/%s", o->root, s->dest);
 		if (lstat(full, &st) < 0) {
-			r = fail(why, -errno, "cannot stat '%s' to save it for undo: %m", full);
+			r = set_why(why, -errno, "cannot stat '%s' to save it for undo: %m", full);
 			break;
 		}
 		e = manifest_add(&u.man, s->dest);
@@ -668,13 +655,13 @@ static int write_undo(const struct arc *a, const struct restore_opts *o, const s
 			e->type = MT_FILE;
 			r = sha256_path(full, e->sha256, &e->size);
 			if (r < 0)
-				r = fail(why, r, "cannot read '%s' to save it for undo: %s", full, strerror(-r));
+				r = set_why(why, r, "cannot read '%s' to save it for undo: %s", full, strerror(-r));
 		} else if (S_ISLNK(st.st_mode)) {
 			char t[4096];
 			ssize_t n = readlink(full, t, sizeof(t) - 1);
 
 			if (n < 0) {
-				r = fail(why, -errno, "cannot read the link '%s': %m", full);
+				r = set_why(why, -errno, "cannot read the link '%s': %m", full);
 				break;
 			}
 			t[n] = '\0';
@@ -686,7 +673,7 @@ static int write_undo(const struct arc *a, const struct restore_opts *o, const s
 	if (r == 0) {
 		const char *dup;
 		if (manifest_index(&u.man, &dup) < 0)
-			r = fail(why, -EINVAL, "'%s' appears twice in the undo set", dup);
+			r = set_why(why, -EINVAL, "'%s' appears twice in the undo set", dup);
 	}
 	if (r == 0) {
 		_cleanup_free_ char *dir = xstrdup(o->undo_path);
@@ -709,13 +696,13 @@ static int commit_step(int rootfd, const struct restore_step *s, const char *tmp
 	_cleanup_close_ int dfd = open_parent(rootfd, s->dest, false, NULL, &leaf, NULL);
 
 	if (dfd < 0)
-		return drop ? 0 : fail(why, dfd, "cannot open the directory of '%s': %s", s->dest, strerror(-dfd));
+		return drop ? 0 : set_why(why, dfd, "cannot open the directory of '%s': %s", s->dest, strerror(-dfd));
 	if (drop) {
 		unlinkat(dfd, tmp, 0);
 		return 0;
 	}
 	if (renameat(dfd, tmp, dfd, leaf) < 0)
-		return fail(why, -errno, "cannot put '%s' in place: %m", s->dest);
+		return set_why(why, -errno, "cannot put '%s' in place: %m", s->dest);
 	return 0;
 }
 
@@ -726,7 +713,7 @@ int restore_apply(const struct arc *a, const struct restore_opts *o, struct rest
 	int r = 0;
 
 	if (rootfd < 0)
-		return fail(why, -errno, "cannot open the root '%s': %m", o->root);
+		return set_why(why, -errno, "cannot open the root '%s': %m", o->root);
 	if (o->undo_path && (p->nreplace > 0 || p->created.n > 0)) {
 		r = write_undo(a, o, p, why);
 		if (r < 0)
@@ -752,7 +739,7 @@ int restore_apply(const struct arc *a, const struct restore_opts *o, struct rest
 			r = write_step(rootfd, s, o->root, &made, pass == 1 ? tmps[i] : NULL, why);
 		}
 	if (r == 0 && syncfs(rootfd) < 0)
-		r = fail(why, -errno, "cannot flush the filesystem of '%s': %m", o->root);
+		r = set_why(why, -errno, "cannot flush the filesystem of '%s': %m", o->root);
 	for (size_t i = 0; i < p->n; i++)
 		if (tmps[i][0]) {
 			int rr = commit_step(rootfd, &p->v[i], tmps[i], r < 0, why);
@@ -779,13 +766,13 @@ int restore_apply(const struct arc *a, const struct restore_opts *o, struct rest
 			_cleanup_close_ int dfd = open_parent(rootfd, s->dest, false, NULL, &leaf, NULL);
 
 			if (dfd < 0 || utimensat(dfd, leaf, ts, AT_SYMLINK_NOFOLLOW) < 0)
-				r = fail(why, dfd < 0 ? dfd : -errno, "cannot set the time of '%s': %s", s->dest,
+				r = set_why(why, dfd < 0 ? dfd : -errno, "cannot set the time of '%s': %s", s->dest,
 					 strerror(dfd < 0 ? -dfd : errno));
 		}
 	}
 	strlist_clear(&made);
 	if (r == 0 && syncfs(rootfd) < 0)
-		r = fail(why, -errno, "cannot flush the filesystem of '%s': %m", o->root);
+		r = set_why(why, -errno, "cannot flush the filesystem of '%s': %m", o->root);
 	if (r == 0 && o->state_dir && a->man.nst > 0) {
 		r = mkdir_p(o->state_dir, 0700);
 		for (size_t i = 0; i < a->man.nst && r == 0; i++) {
@@ -794,7 +781,7 @@ int restore_apply(const struct arc *a, const struct restore_opts *o, struct rest
 			r = write_file_atomic(path, a->state[i].data, a->state[i].len, 0600);
 		}
 		if (r < 0)
-			r = fail(why, r, "cannot bring the step records back into '%s': %s", o->state_dir, strerror(-r));
+			r = set_why(why, r, "cannot bring the step records back into '%s': %s", o->state_dir, strerror(-r));
 	}
 	return r;
 }

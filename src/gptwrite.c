@@ -25,21 +25,6 @@ int lba_convert(uint64_t lba, uint32_t from, uint32_t to, uint64_t *out)
 	return 0;
 }
 
-static int fail(char **why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char **why, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why) {
-		free(*why);
-		va_start(ap, fmt);
-		if (vasprintf(why, fmt, ap) < 0)
-			abort();
-		va_end(ap);
-	}
-	return r;
-}
-
 int gpt_write(int fd, const char *path, const struct gpt_new *t, char **why)
 {
 	_cleanup_(fdisk_unref_contextp) struct fdisk_context *cxt = NULL;
@@ -48,12 +33,12 @@ int gpt_write(int fd, const char *path, const struct gpt_new *t, char **why)
 	int r;
 
 	if (lba_geometry(t->lba_count * (uint64_t)t->lba_size, t->lba_size, &g) < 0)
-		return fail(why, -EINVAL, "target '%s' is too small for a GPT", path);
+		return set_why(why, -EINVAL, "target '%s' is too small for a GPT", path);
 	for (size_t i = 0; i < t->nparts; i++) {
 		const struct gpt_new_part *p = &t->parts[i];
 
 		if (p->start_lba < g.first_usable_lba || p->end_lba > g.last_usable_lba || p->end_lba < p->start_lba)
-			return fail(why, -ERANGE,
+			return set_why(why, -ERANGE,
 				    "partition %u (LBA %" PRIu64 "-%" PRIu64 ") does not fit the usable LBAs %" PRIu64
 				    "-%" PRIu64 " of '%s'",
 				    p->number, p->start_lba, p->end_lba, g.first_usable_lba, g.last_usable_lba, path);
@@ -66,13 +51,13 @@ int gpt_write(int fd, const char *path, const struct gpt_new *t, char **why)
 	 * 4Kn drive, where the 128 entries take 4 LBAs instead of 32). */
 	r = fdisk_save_user_sector_size(cxt, t->lba_size, t->lba_size);
 	if (r < 0)
-		return fail(why, r, "libfdisk refused the sector size %u", t->lba_size);
+		return set_why(why, r, "libfdisk refused the sector size %u", t->lba_size);
 	r = fdisk_assign_device_by_fd(cxt, fd, path, 0);
 	if (r < 0)
-		return fail(why, r, "libfdisk cannot use '%s': %s", path, strerror(-r));
+		return set_why(why, r, "libfdisk cannot use '%s': %s", path, strerror(-r));
 	fdisk_disable_dialogs(cxt, 1);
 	if (fdisk_get_sector_size(cxt) != t->lba_size || fdisk_get_nsectors(cxt) != t->lba_count) {
-		r = fail(why, -EMEDIUMTYPE,
+		r = set_why(why, -EMEDIUMTYPE,
 			 "target '%s' has %llu LBAs of %lu bytes, the plan expects %" PRIu64 " of %u; re-run 'swaptool plan'",
 			 path, (unsigned long long)fdisk_get_nsectors(cxt), fdisk_get_sector_size(cxt), t->lba_count,
 			 t->lba_size);
@@ -80,14 +65,14 @@ int gpt_write(int fd, const char *path, const struct gpt_new *t, char **why)
 	}
 	r = fdisk_create_disklabel(cxt, "gpt");
 	if (r < 0) {
-		r = fail(why, r, "libfdisk cannot create a GPT on '%s': %s", path, strerror(-r));
+		r = set_why(why, r, "libfdisk cannot create a GPT on '%s': %s", path, strerror(-r));
 		goto out;
 	}
 	lb = fdisk_get_label(cxt, "gpt");
 	if (t->disk_guid[0]) {
 		r = fdisk_set_disklabel_id_from_string(cxt, t->disk_guid);
 		if (r < 0) {
-			r = fail(why, r, "libfdisk refused the disk GUID '%s'", t->disk_guid);
+			r = set_why(why, r, "libfdisk refused the disk GUID '%s'", t->disk_guid);
 			goto out;
 		}
 	}
@@ -103,7 +88,7 @@ int gpt_write(int fd, const char *path, const struct gpt_new *t, char **why)
 		}
 		type = fdisk_label_get_parttype_from_string(lb, p->type_guid);
 		if (!type) {
-			r = fail(why, -EINVAL, "libfdisk refused the type GUID '%s' of partition %u", p->type_guid,
+			r = set_why(why, -EINVAL, "libfdisk refused the type GUID '%s' of partition %u", p->type_guid,
 				 p->number);
 			goto out;
 		}
@@ -121,25 +106,25 @@ int gpt_write(int fd, const char *path, const struct gpt_new *t, char **why)
 			fdisk_partition_set_name(pa, p->name);
 		r = fdisk_add_partition(cxt, pa, &no);
 		if (r < 0) {
-			r = fail(why, r, "libfdisk cannot add partition %u (LBA %" PRIu64 "-%" PRIu64 ") to '%s': %s",
+			r = set_why(why, r, "libfdisk cannot add partition %u (LBA %" PRIu64 "-%" PRIu64 ") to '%s': %s",
 				 p->number, p->start_lba, p->end_lba, path, strerror(-r));
 			goto out;
 		}
 		if (p->attrs) {
 			r = fdisk_gpt_set_partition_attrs(cxt, no, p->attrs);
 			if (r < 0) {
-				r = fail(why, r, "libfdisk refused the attributes of partition %u", p->number);
+				r = set_why(why, r, "libfdisk refused the attributes of partition %u", p->number);
 				goto out;
 			}
 		}
 	}
 	r = fdisk_write_disklabel(cxt);
 	if (r < 0) {
-		r = fail(why, r, "cannot write the GPT to '%s': %s", path, strerror(-r));
+		r = set_why(why, r, "cannot write the GPT to '%s': %s", path, strerror(-r));
 		goto out;
 	}
 	if (fsync(fd) < 0) {
-		r = fail(why, -errno, "cannot flush the GPT of '%s': %m", path);
+		r = set_why(why, -errno, "cannot flush the GPT of '%s': %m", path);
 		goto out;
 	}
 	/* Ask the kernel to read the new table; a loop device without partscan says EINVAL,

@@ -215,19 +215,6 @@ bool state_name_ok(const char *name)
 	return true;
 }
 
-static int bad(char **why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int bad(char **why, const char *fmt, ...)
-{
-	va_list ap;
-
-	free(*why);
-	va_start(ap, fmt);
-	if (vasprintf(why, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	return -EBADMSG;
-}
-
 static bool is_uint(json_object *v)
 {
 	return v && json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0;
@@ -262,12 +249,12 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 		if (!o || !trailing_ws) {
 			json_object_put(o);
 			json_tokener_free(tok);
-			return bad(why, "the manifest is not valid JSON");
+			return set_why(why, -EBADMSG, "the manifest is not valid JSON");
 		}
 	}
 	json_tokener_free(tok);
 	if (!json_object_is_type(o, json_type_object) || !streq(jget_str(o, "schema"), MANIFEST_SCHEMA)) {
-		rr = bad(why, "the manifest's schema is not '%s'", MANIFEST_SCHEMA);
+		rr = set_why(why, -EBADMSG, "the manifest's schema is not '%s'", MANIFEST_SCHEMA);
 		json_object_put(o);
 		return rr;
 	}
@@ -277,13 +264,13 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 	m->created = opt_str(o, "created");
 	a = jget(o, "entries");
 	if (!a || !json_object_is_type(a, json_type_array)) {
-		rr = bad(why, "the manifest has no 'entries' array");
+		rr = set_why(why, -EBADMSG, "the manifest has no 'entries' array");
 		json_object_put(o);
 		return rr;
 	}
 	n = json_object_array_length(a);
 	if (n > ARC_MAX_ENTRIES) {
-		rr = bad(why, "the manifest lists %zu entries, more than the limit of %d", n, ARC_MAX_ENTRIES);
+		rr = set_why(why, -EBADMSG, "the manifest lists %zu entries, more than the limit of %d", n, ARC_MAX_ENTRIES);
 		json_object_put(o);
 		return rr;
 	}
@@ -296,34 +283,34 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 		unsigned long mv;
 
 		if (!path || path_check(path, &pwhy) < 0) {
-			rr = bad(why, "manifest entry %zu '%s': %s", i, path ? path : "(none)",
+			rr = set_why(why, -EBADMSG, "manifest entry %zu '%s': %s", i, path ? path : "(none)",
 				   path ? pwhy : "no path");
 			json_object_put(o);
 			return rr;
 		}
 		if (startswith(path, MANIFEST_NAME) || streq(path, STATE_DIR_NAME) ||
 		    startswith(path, STATE_DIR_NAME "/")) {
-			rr = bad(why, "manifest entry '%s' uses a name reserved for swaptool", path);
+			rr = set_why(why, -EBADMSG, "manifest entry '%s' uses a name reserved for swaptool", path);
 			json_object_put(o);
 			return rr;
 		}
 		e = manifest_add(m, path);
 		if (!type || mtype_parse(type, &e->type) < 0) {
-			rr = bad(why, "manifest entry '%s': unknown type '%s'", path, type ? type : "(none)");
+			rr = set_why(why, -EBADMSG, "manifest entry '%s': unknown type '%s'", path, type ? type : "(none)");
 			json_object_put(o);
 			return rr;
 		}
 		errno = 0;
 		mv = mode ? strtoul(mode, &end, 8) : 0;
 		if (!mode || !*mode || *end || errno || mv > 07777) {
-			rr = bad(why, "manifest entry '%s': bad mode '%s'", path, mode ? mode : "(none)");
+			rr = set_why(why, -EBADMSG, "manifest entry '%s': bad mode '%s'", path, mode ? mode : "(none)");
 			json_object_put(o);
 			return rr;
 		}
 		e->mode = (uint32_t)mv;
 		if (!is_uint(jget(j, "uid")) || !is_uint(jget(j, "gid")) || !is_uint(jget(j, "size")) ||
 		    !jget_str(j, "user") || !jget_str(j, "group")) {
-			rr = bad(why, "manifest entry '%s': uid, gid, size, user or group missing", path);
+			rr = set_why(why, -EBADMSG, "manifest entry '%s': uid, gid, size, user or group missing", path);
 			json_object_put(o);
 			return rr;
 		}
@@ -336,7 +323,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 		e->parent = jget_bool(j, "parent");
 		if (e->type == MT_FILE) {
 			if (!hex64(sha)) {
-				rr = bad(why, "manifest entry '%s': no valid sha256", path);
+				rr = set_why(why, -EBADMSG, "manifest entry '%s': no valid sha256", path);
 				json_object_put(o);
 				return rr;
 			}
@@ -344,7 +331,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 		}
 		if (e->type == MT_SYMLINK || e->type == MT_HARDLINK) {
 			if (!link || !*link) {
-				rr = bad(why, "manifest entry '%s': a %s without a target", path, type);
+				rr = set_why(why, -EBADMSG, "manifest entry '%s': a %s without a target", path, type);
 				json_object_put(o);
 				return rr;
 			}
@@ -355,7 +342,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 	if (a && json_object_is_type(a, json_type_array)) {
 		n = json_object_array_length(a);
 		if (n > 256) {
-			rr = bad(why, "the manifest lists %zu state records, more than 256", n);
+			rr = set_why(why, -EBADMSG, "the manifest lists %zu state records, more than 256", n);
 			json_object_put(o);
 			return rr;
 		}
@@ -365,7 +352,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 			const char *name = jget_str(j, "name"), *sha = jget_str(j, "sha256");
 
 			if (!state_name_ok(name) || !hex64(sha) || !is_uint(jget(j, "size"))) {
-				rr = bad(why, "manifest state record %zu '%s' is malformed", i, name ? name : "(none)");
+				rr = set_why(why, -EBADMSG, "manifest state record %zu '%s' is malformed", i, name ? name : "(none)");
 				json_object_put(o);
 				return rr;
 			}
@@ -384,7 +371,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 			const char *p = json_object_get_string(json_object_array_get_idx(c, i));
 
 			if (!p || path_check(p, &pwhy) < 0) {
-				rr = bad(why, "undo path '%s': %s", p ? p : "(none)", p ? pwhy : "not a string");
+				rr = set_why(why, -EBADMSG, "undo path '%s': %s", p ? p : "(none)", p ? pwhy : "not a string");
 				json_object_put(o);
 				return rr;
 			}
@@ -393,6 +380,6 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 	}
 	json_object_put(o);
 	if (manifest_index(m, &dup) < 0)
-		return bad(why, "the manifest lists '%s' twice", dup);
+		return set_why(why, -EBADMSG, "the manifest lists '%s' twice", dup);
 	return 0;
 }

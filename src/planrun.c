@@ -25,19 +25,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int set_why(char **why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int set_why(char **why, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	free(*why);
-	va_start(ap, fmt);
-	if (vasprintf(why, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	return r;
-}
-
 /* Run a tool with an argument vector (no shell); its output (stdout+stderr, last 4 KiB) in *out. */
 static int run_tool(char *const argv[], char **out)
 {

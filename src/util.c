@@ -22,6 +22,20 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+int set_why(char **why, int r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!why)
+		return r;
+	free(*why);
+	va_start(ap, fmt);
+	if (vasprintf(why, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return r;
+}
+
 char *xstrdup(const char *s)
 {
 	char *d = strdup(s ? s : "");

@@ -47,6 +47,10 @@ static inline bool startswith(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
+/* Replace *why (when why is not NULL) with a formatted message and return r, so that error paths
+ * read `return set_why(why, -EINVAL, "'%s' is not ...", path);`. */
+int set_why(char **why, int r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* asprintf that aborts on out-of-memory: an allocation failure of a few bytes is not recoverable here. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xstrdup(const char *s);
