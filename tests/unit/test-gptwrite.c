@@ -71,7 +71,7 @@ static void one(const char *dir, uint32_t lba, uint64_t bytes)
 	CHECK(gpt_write(fd, img, &t, &why) == 0);
 	if (why)
 		fprintf(stderr, "gpt_write: %s\n", why);
-	_cleanup_free_ char *dev = NULL;
+	_cleanup_free_ char *dev = NULL, *want = NULL; /* before the goto below: cleanup must see NULL */
 	if (lba != 512) {
 		/* sgdisk and sfdisk read an image file as 512-byte sectors: look through a loop
 		 * device with 4096-byte sectors, or skip the independent check when there is none */
@@ -89,7 +89,7 @@ static void one(const char *dir, uint32_t lba, uint64_t bytes)
 	j = sh("sfdisk -J '%s' 2>/dev/null | jq -r '[.partitiontable.id, .partitiontable.sectorsize, "
 	       ".partitiontable.lastlba, (.partitiontable.partitions[] | .start, .size, .type, .uuid, .name, (.attrs // \"\"))] | map(tostring) | join(\",\")'",
 	       dv);
-	_cleanup_free_ char *want = xasprintf(
+	want = xasprintf(
 		"5E0C1A7D-2B3C-4D5E-8F90-A1B2C3D4E5F6,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64
 		",C12A7328-F81F-11D2-BA4B-00A0C93EC93B,0FC63DAF-8483-4772-8E79-3D69D8477DE4,EFI System Partition,RequiredPartition,"
 		"%" PRIu64 ",%" PRIu64 ",0FC63DAF-8483-4772-8E79-3D69D8477DE4,6A1B7E0C-1D6B-4B0E-9E8D-2C4F0A5B9C11,root,\n",
