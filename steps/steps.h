@@ -9,7 +9,8 @@
  *      exit code: record_exit_code(rec) when it produced a record, or ctx_error(ctx, code, ...)
  *      when it could not.
  *   2. Declare both here and add one line to the table in src/main.c.
- *   3. Add the file to step_files in meson.build, a section to docs/swaptool.1, a CLI test.
+ *   3. Add the file to step_files in meson.build; write docs/swaptool-NAME.1, add it to install_man
+ *      and to the list in docs/swaptool.1; add a CLI test (tests/cli/NN-NAME.sh) and a README row.
  */
 #pragma once
 

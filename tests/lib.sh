@@ -59,7 +59,7 @@ attach() {
 	# Partitions the table lists (read from the device, not the kernel); wait for their nodes,
 	# retrying partx: on a loaded machine the nodes can take a moment to appear.
 	local n i
-	n=$(partx -s -g -o NR "$DEV" 2>/dev/null | wc -l)
+	n=$( (partx -s -g -o NR "$DEV" 2>/dev/null || true) | wc -l)
 	[ "$n" -gt 0 ] || return 0
 	for i in $(seq 50); do
 		partx -a "$DEV" 2>/dev/null || partx -u "$DEV" 2>/dev/null || true
