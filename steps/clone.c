@@ -11,9 +11,6 @@
 #include "plan.h"
 #include "size.h"
 
-int plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
-	     const char *home, struct disk *src, struct layout *l, struct plan *p);
-
 static void json_object_putp(json_object **o) { if (*o) json_object_put(*o); }
 
 struct clone_args {
@@ -27,17 +24,6 @@ static void on_sigint(int sig)
 {
 	(void)sig;
 	stop_flag = 1;
-}
-
-static int parse_lba(struct ctx *ctx, const char *opt, const char *v, uint32_t *out)
-{
-	uint64_t n;
-	const char *why;
-
-	if (u64_parse(v, &n, &why) < 0 || !lba_size_valid(n))
-		return ctx_error(ctx, EXIT_USAGE, "bad %s '%s': an LBA size is a power of two from 512 to 65536", opt, v);
-	*out = (uint32_t)n;
-	return 0;
 }
 
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct clone_args *a)
@@ -61,11 +47,11 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct clone_args 
 		case 'u': a->undo = optarg; break;
 		case 'f': a->fingerprint = optarg; break;
 		case 'T':
-			if (parse_lba(ctx, "--target-lba-size", optarg, &a->target_lba_size))
+			if (step_parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
 				return EXIT_USAGE;
 			break;
 		case 'I':
-			if (parse_lba(ctx, "--lba-size", optarg, &a->image_lba_size))
+			if (step_parse_lba_size(ctx, "--lba-size", optarg, &a->image_lba_size))
 				return EXIT_USAGE;
 			break;
 		default: return step_bad_option(ctx, argc, argv);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Helpers every step shares: the error slot and option errors. */
 #include "steps.h"
+#include "disk.h"
+#include "size.h"
 
 int ctx_error(struct ctx *ctx, int code, const char *fmt, ...)
 {
@@ -23,4 +25,61 @@ int step_bad_option(struct ctx *ctx, int argc, char **argv)
 		return ctx_error(ctx, EXIT_USAGE, "bad or incomplete option '-%c'; see 'swaptool help %s'", optopt,
 				 ctx->step);
 	return ctx_error(ctx, EXIT_USAGE, "bad or incomplete option '%s'; see 'swaptool help %s'", opt, ctx->step);
+}
+
+int step_parse_lba_size(struct ctx *ctx, const char *opt, const char *v, uint32_t *out)
+{
+	uint64_t n;
+	const char *why;
+
+	if (u64_parse(v, &n, &why) < 0 || !lba_size_valid(n))
+		return ctx_error(ctx, EXIT_USAGE, "bad %s '%s': an LBA size is a power of two from 512 to 65536", opt, v);
+	*out = (uint32_t)n;
+	return 0;
+}
+
+/* A path when it has a '/', or when it cannot be a size (it does not start like a number) and
+ * names an existing file: "2TB" or "0" stay sizes even if such a file sits in the current directory. */
+static bool spec_is_path(const char *spec)
+{
+	if (strchr(spec, '/'))
+		return true;
+	return !strchr("0123456789+-.", spec[0]) && access(spec, F_OK) == 0;
+}
+
+int step_target(struct ctx *ctx, const char *spec, uint32_t lba_size, struct disk *tgt, uint64_t *bytes,
+		uint32_t *lba)
+{
+	_cleanup_free_ char *why = NULL;
+	struct lba_geometry g;
+	char b[32];
+	int r;
+
+	*lba = lba_size;
+	if (spec_is_path(spec)) {
+		r = disk_open(spec, lba_size, tgt, &why);
+		if (r < 0)
+			return ctx_error(ctx, r == -ENOENT ? EXIT_USAGE : EXIT_FAILED, "bad --target: %s", why);
+		*bytes = tgt->size_bytes;
+		*lba = tgt->lba_size;
+	} else {
+		const char *reason;
+
+		if (size_parse(spec, lba_size, bytes, &reason) < 0)
+			return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s", spec, reason);
+	}
+	if (lba_geometry(*bytes, *lba, &g) < 0)
+		return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s bytes is too small to hold a GPT", spec,
+				 fmt_thousands(*bytes, b));
+	return 0;
+}
+
+int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size, struct disk *src)
+{
+	_cleanup_free_ char *why = NULL;
+	int r = disk_open(path, image_lba_size, src, &why);
+
+	if (r < 0)
+		return ctx_error(ctx, r == -ENOENT || r == -EISDIR || r == -ENOTBLK ? EXIT_USAGE : EXIT_FAILED, "%s", why);
+	return 0;
 }

@@ -17,17 +17,6 @@ struct plan_args {
 	bool rehearse;
 };
 
-static int parse_lba(struct ctx *ctx, const char *opt, const char *v, uint32_t *out)
-{
-	uint64_t n;
-	const char *why;
-
-	if (u64_parse(v, &n, &why) < 0 || !lba_size_valid(n))
-		return ctx_error(ctx, EXIT_USAGE, "bad %s '%s': an LBA size is a power of two from 512 to 65536", opt, v);
-	*out = (uint32_t)n;
-	return 0;
-}
-
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *a)
 {
 	static const struct option opts[] = {
@@ -49,11 +38,11 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *
 		switch (c) {
 		case 't': a->target_spec = optarg; break;
 		case 'T':
-			if (parse_lba(ctx, "--target-lba-size", optarg, &a->target_lba_size))
+			if (step_parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
 				return EXIT_USAGE;
 			break;
 		case 'I':
-			if (parse_lba(ctx, "--lba-size", optarg, &a->image_lba_size))
+			if (step_parse_lba_size(ctx, "--lba-size", optarg, &a->image_lba_size))
 				return EXIT_USAGE;
 			break;
 		case 'p':
@@ -82,14 +71,6 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *
 	return 0;
 }
 
-static bool spec_is_path(const char *spec)
-{
-	return strchr(spec, '/') || access(spec, F_OK) == 0;
-}
-
-/* Shared with clone: the source's layout against the target and the plan built from it. */
-int plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
-	     const char *home, struct disk *src, struct layout *l, struct plan *p);
 int plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
 	     const char *home, struct disk *src, struct layout *l, struct plan *p)
 {
@@ -98,32 +79,18 @@ int plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char
 	const char *tgt_path = NULL, *tgt_serial = NULL;
 	uint64_t tgt_bytes = 0;
 	uint32_t tgt_lba = tgt_lba_size;
-	struct lba_geometry g;
-	char b[32];
 	int r;
 
-	if (spec_is_path(tgt_spec)) {
-		r = disk_open(tgt_spec, tgt_lba_size, &tgt, &why);
-		if (r < 0)
-			return ctx_error(ctx, r == -ENOENT ? EXIT_USAGE : EXIT_FAILED, "bad target: %s", why);
-		tgt_bytes = tgt.size_bytes;
-		tgt_lba = tgt.lba_size;
+	r = step_target(ctx, tgt_spec, tgt_lba_size, &tgt, &tgt_bytes, &tgt_lba);
+	if (r)
+		return r;
+	if (tgt.fd >= 0) {
 		tgt_path = tgt_spec;
 		tgt_serial = tgt.serial;
-	} else {
-		const char *reason;
-
-		if (size_parse(tgt_spec, tgt_lba_size, &tgt_bytes, &reason) < 0)
-			return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s", tgt_spec, reason);
 	}
-	if (lba_geometry(tgt_bytes, tgt_lba, &g) < 0)
-		return ctx_error(ctx, EXIT_USAGE, "bad target '%s': %s bytes is too small to hold a GPT", tgt_spec,
-				 fmt_thousands(tgt_bytes, b));
-	r = disk_open(source, image_lba, src, &why);
-	if (r < 0)
-		return ctx_error(ctx, r == -ENOENT || r == -EISDIR || r == -ENOTBLK ? EXIT_USAGE : EXIT_FAILED, "%s", why);
-	free(why);
-	why = NULL;
+	r = step_open_source(ctx, source, image_lba, src);
+	if (r)
+		return r;
 	r = layout_analyze(src, tgt_bytes, tgt_lba, l, &why);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));

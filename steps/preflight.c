@@ -18,17 +18,6 @@ struct preflight_args {
 	const char *target_model;
 };
 
-static int parse_lba_size(struct ctx *ctx, const char *opt, const char *v, uint32_t *out)
-{
-	uint64_t n;
-	const char *why;
-
-	if (u64_parse(v, &n, &why) < 0 || !lba_size_valid(n))
-		return ctx_error(ctx, EXIT_USAGE, "bad %s '%s': an LBA size is a power of two from 512 to 65536", opt, v);
-	*out = (uint32_t)n;
-	return 0;
-}
-
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_args *a)
 {
 	static const struct option opts[] = {
@@ -47,11 +36,11 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_a
 		switch (c) {
 		case 't': a->target_spec = optarg; break;
 		case 'T':
-			if (parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
+			if (step_parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
 				return EXIT_USAGE;
 			break;
 		case 'L':
-			if (parse_lba_size(ctx, "--lba-size", optarg, &a->image_lba_size))
+			if (step_parse_lba_size(ctx, "--lba-size", optarg, &a->image_lba_size))
 				return EXIT_USAGE;
 			break;
 		case 'H': a->home = optarg; break;
@@ -69,16 +58,6 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_a
 		return ctx_error(ctx, EXIT_USAGE,
 				 "no --target given: a size (2000398934016, 3907029168s, 2TB) or a device or image");
 	return 0;
-}
-
-/* --target is a path when it has a '/', or when it cannot be a size (it does not start like a
- * number) and names an existing file: "2TB" or "0" stay sizes even if such a file sits in the
- * current directory. */
-static bool spec_is_path(const char *spec)
-{
-	if (strchr(spec, '/'))
-		return true;
-	return !strchr("0123456789+-.", spec[0]) && access(spec, F_OK) == 0;
 }
 
 static json_object *ptable_json(const struct layout *l)
@@ -338,34 +317,13 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	r = parse_args(ctx, argc, argv, &a);
 	if (r)
 		return r;
-	tgt_lba = a.target_lba_size;
-	tgt_is_disk = spec_is_path(a.target_spec);
-	if (tgt_is_disk) {
-		r = disk_open(a.target_spec, a.target_lba_size, &tgt, &why);
-		if (r < 0)
-			return ctx_error(ctx, r == -ENOENT ? EXIT_USAGE : EXIT_FAILED, "bad --target: %s", why);
-		tgt_bytes = tgt.size_bytes;
-		tgt_lba = tgt.lba_size;
-	} else {
-		const char *reason;
-
-		if (size_parse(a.target_spec, a.target_lba_size, &tgt_bytes, &reason) < 0)
-			return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s", a.target_spec, reason);
-	}
-
-	{
-		struct lba_geometry g;
-		char b[32];
-
-		if (lba_geometry(tgt_bytes, tgt_lba, &g) < 0)
-			return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s bytes is too small to hold a GPT",
-					 a.target_spec, fmt_thousands(tgt_bytes, b));
-	}
-	r = disk_open(a.source, a.image_lba_size, &src, &why);
-	if (r < 0)
-		return ctx_error(ctx, r == -ENOENT || r == -EISDIR || r == -ENOTBLK ? EXIT_USAGE : EXIT_FAILED, "%s", why);
-	free(why);
-	why = NULL;
+	r = step_target(ctx, a.target_spec, a.target_lba_size, &tgt, &tgt_bytes, &tgt_lba);
+	if (r)
+		return r;
+	tgt_is_disk = tgt.fd >= 0;
+	r = step_open_source(ctx, a.source, a.image_lba_size, &src);
+	if (r)
+		return r;
 	r = layout_analyze(&src, tgt_bytes, tgt_lba, &l, &why);
 	if (r < 0) {
 		layout_free(&l);

@@ -37,6 +37,22 @@ struct step {
 
 /* Shared option handling for steps: call after getopt_long returned '?' or ':'. */
 int step_bad_option(struct ctx *ctx, int argc, char **argv);
+/* --lba-size and friends: a power of two from 512 to 65536, else a usage error (exit 2). */
+int step_parse_lba_size(struct ctx *ctx, const char *opt, const char *v, uint32_t *out);
+
+struct disk;
+/* --target SPEC: a device or image (opened read-only into *tgt, its size and LBA size read) or a
+ * size (*tgt untouched). *lba starts as lba_size. Bad values exit 2, unreadable disks 3; a target
+ * too small to hold a GPT is a usage error. Returns 0 or the ctx_error exit code. */
+int step_target(struct ctx *ctx, const char *spec, uint32_t lba_size, struct disk *tgt, uint64_t *bytes,
+		uint32_t *lba);
+struct layout;
+struct plan;
+/* plan and clone (steps/plan.c): the source's layout against the target and the plan built from it. */
+int plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
+	     const char *home, struct disk *src, struct layout *l, struct plan *p);
+/* SOURCE: disk_open with the exit codes every step uses (missing, directory, partition: 2; else 3). */
+int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size, struct disk *src);
 /* `--help` inside a step's own option table. */
 #define STEP_OPT_HELP_VAL 0x1000
 
