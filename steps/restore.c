@@ -103,7 +103,9 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 		gmtime_r(&now, &tm);
 		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-		undo_path = undo_out ? xstrdup(undo_out) : xasprintf("%s/restore-undo-%s.tar.gz", ctx->state_dir, stamp);
+		/* The pid keeps two restores within the same second from sharing (and overwriting) one undo. */
+		undo_path = undo_out ? xstrdup(undo_out)
+				     : xasprintf("%s/restore-undo-%s-%d.tar.gz", ctx->state_dir, stamp, (int)getpid());
 	}
 	ro = (struct restore_opts){ .root = root, .profile = ctx->profile, .map = &map,
 				    .state_dir = undo ? NULL : ctx->state_dir, .undo_path = undo_path,
@@ -172,7 +174,8 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		goto out;
 	}
 	o = json_object_new_object();
-	if (undo_path && access(undo_path, F_OK) == 0) {
+	/* restore_apply writes an undo only when it replaced or created something. */
+	if (undo_path && (plan.nreplace > 0 || plan.created.n > 0)) {
 		jset_str(o, "path", undo_path);
 		jset_u64(o, "saved", plan.nreplace);
 		jset_u64(o, "created", plan.created.n);
