@@ -161,8 +161,9 @@ static int walk(struct arc_source *s, const struct backup_opts *o, const char *f
 			names[nn++] = xstrdup(de->d_name);
 		}
 		closedir(d);
-		/* sorted: the same tree gives the same manifest */
-		qsort(names, nn, sizeof(char *), cmp_str);
+		/* sorted: the same tree gives the same manifest (an empty directory has no array) */
+		if (nn > 1)
+			qsort(names, nn, sizeof(char *), cmp_str);
 		for (size_t i = 0; i < nn; i++) {
 			if (r == 0) {
 				_cleanup_free_ char *f = xasprintf("%s/%s", full, names[i]);
@@ -221,7 +222,8 @@ static int collect_state(struct arc_source *s, const char *dir, char **why)
 			names[nn++] = xstrdup(de->d_name);
 		}
 	closedir(d);
-	qsort(names, nn, sizeof(char *), cmp_str);
+	if (nn > 1) /* qsort must not get NULL, even with no elements */
+		qsort(names, nn, sizeof(char *), cmp_str);
 	s->man.st = xcalloc(nn, sizeof(*s->man.st));
 	s->state = xcalloc(nn, sizeof(*s->state));
 	for (size_t i = 0; i < nn; i++) {
