@@ -49,8 +49,8 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	};
 	const char *root = "/", *tarball, *undo_out = NULL;
 	bool dry_run = false, undo = false;
-	struct name_map map = { 0 };
-	struct arc a = { 0 };
+	_cleanup_(name_map_free) struct name_map map = { 0 };
+	_cleanup_(arc_free) struct arc a = { 0 };
 	struct restore_plan plan = { 0 };
 	struct restore_opts ro;
 	_cleanup_free_ char *why = NULL, *undo_path = NULL;
@@ -65,25 +65,18 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		case 'u': undo = true; break;
 		case 'U': undo_out = optarg; break;
 		case 'm':
-			if (name_map_add(&map, optarg) < 0) {
-				name_map_free(&map);
+			if (name_map_add(&map, optarg) < 0)
 				return ctx_error(ctx, EXIT_USAGE, "bad --map-user '%s'; write it as OLD=NEW", optarg);
-			}
 			break;
 		default:
-			name_map_free(&map);
 			return step_bad_option(ctx, argc, argv);
 		}
 	}
-	if (optind + 1 != argc) {
-		name_map_free(&map);
+	if (optind + 1 != argc)
 		return ctx_error(ctx, EXIT_USAGE, "restore needs one TARBALL (or --undo UNDO.tar.gz); see 'swaptool help restore'");
-	}
 	tarball = argv[optind];
-	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		name_map_free(&map);
+	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
 		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
-	}
 
 	r = arc_load(tarball, &a, &why);
 	if (r < 0) {
@@ -214,8 +207,6 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 out:
 	fstab_blkid_reset();
 	restore_plan_free(&plan);
-	arc_free(&a);
-	name_map_free(&map);
 	return code;
 }
 

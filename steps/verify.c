@@ -14,8 +14,8 @@ int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		{ 0 },
 	};
 	const char *root = "/", *tarball;
-	struct name_map map = { 0 };
-	struct arc a = { 0 };
+	_cleanup_(name_map_free) struct name_map map = { 0 };
+	_cleanup_(arc_free) struct arc a = { 0 };
 	_cleanup_free_ char *why = NULL;
 	struct stat st;
 	json_object *o;
@@ -25,31 +25,21 @@ int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		switch (c) {
 		case 'r': root = optarg; break;
 		case 'm':
-			if (name_map_add(&map, optarg) < 0) {
-				name_map_free(&map);
+			if (name_map_add(&map, optarg) < 0)
 				return ctx_error(ctx, EXIT_USAGE, "bad --map-user '%s'; write it as OLD=NEW", optarg);
-			}
 			break;
 		default:
-			name_map_free(&map);
 			return step_bad_option(ctx, argc, argv);
 		}
 	}
-	if (optind + 1 != argc) {
-		name_map_free(&map);
+	if (optind + 1 != argc)
 		return ctx_error(ctx, EXIT_USAGE, "verify needs one TARBALL; see 'swaptool help verify'");
-	}
 	tarball = argv[optind];
-	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		name_map_free(&map);
+	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
 		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
-	}
 	r = arc_load(tarball, &a, &why);
-	if (r < 0) {
-		arc_free(&a);
-		name_map_free(&map);
+	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "cannot use '%s': %s", tarball, why ? why : strerror(-r));
-	}
 	o = json_object_new_object();
 	jset_str(o, "path", tarball);
 	jset_u64(o, "bytes", a.bytes);
@@ -61,8 +51,6 @@ int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	jset_str(rec->root, "root", root);
 	verify_system(&a, root, &map, ctx->profile, fstab_resolve_blkid, NULL, rec);
 	fstab_blkid_reset();
-	arc_free(&a);
-	name_map_free(&map);
 	record_finish(rec);
 	return record_exit_code(rec);
 }
