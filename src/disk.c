@@ -228,37 +228,6 @@ void disk_close(struct disk *d)
 	*d = (struct disk){ .fd = -1 };
 }
 
-bool disk_is_mounted(const struct disk *d)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	struct stat st;
-	char line[4096];
-
-	if (d->kind == DISK_IMAGE || fstat(d->fd, &st) < 0)
-		return false;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned maj, min;
-		_cleanup_free_ char *name = NULL;
-
-		/* "36 35 259:2 / / rw ..." : the third field is the mounted device. */
-		if (sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2)
-			continue;
-		if (makedev(maj, min) == st.st_rdev)
-			return true;
-		/* A partition of this disk: its sysfs directory sits inside the disk's. */
-		if (d->sysname && sysfs_block_name(makedev(maj, min), &name) == 0 && startswith(name, d->sysname) &&
-		    !streq(name, d->sysname)) {
-			_cleanup_free_ char *p = xasprintf("/sys/class/block/%s/%s", d->sysname, name);
-			if (access(p, F_OK) == 0)
-				return true;
-		}
-	}
-	return false;
-}
-
 bool disk_holds_root(const struct disk *d)
 {
 	_cleanup_free_ char *name = NULL, *p = NULL;

@@ -29,11 +29,10 @@ struct disk {
 };
 
 /*
- * Open `path` read-only. An image file takes `image_lba_size` (512 or 4096...).
- * For an NVMe controller the namespace holding a partition table is chosen (else the first).
- * Refuses a partition (-EISDIR is not used: returns -ENOTBLK with *why naming the parent
- * disk), a directory (-EISDIR), other character devices (-ENOTBLK), an empty file (-ERANGE).
- * *why is set to an allocated message on error.
+ * Open `path` read-only. An image file takes `image_lba_size` (512, 4096...). For an NVMe
+ * controller the namespace holding a partition table is chosen (else the first). Refused: a
+ * partition (-ENOTBLK, *why names the whole disk), a directory (-EISDIR), another character
+ * device (-ENOTBLK), an empty file (-ERANGE). On error *why is an allocated message.
  */
 int disk_open(const char *path, uint32_t image_lba_size, struct disk *d, char **why);
 void disk_close(struct disk *d);
@@ -41,8 +40,6 @@ static inline void disk_closep(struct disk *d) { disk_close(d); }
 
 /* sysfs name ("loop0", "nvme0n1p2") of the block device with this dev_t, or -ENOENT. */
 int sysfs_block_name(unsigned long long rdev, char **name);
-/* True when the device or any of its partitions is mounted (per /proc/self/mountinfo). */
-bool disk_is_mounted(const struct disk *d);
 /* True when the running system's root filesystem lives on this disk: preflight on the node itself,
  * where the profile's paths are measured live rather than through libext2fs. */
 bool disk_holds_root(const struct disk *d);
