@@ -335,6 +335,41 @@ static const char *ws_arg(uint64_t size, char buf[32])
 	return buf;
 }
 
+/* How much of [off, off + len) reads never touch flash: holes and unwritten extents by FIEMAP on a
+ * file, all-zero blocks among ZERO_SAMPLES sampled ones elsewhere (devices, FUSE). The object
+ * says how it was measured (method null: it could not be), the fraction and whether that is
+ * within UNBACKED_PERMILLE_MAX. */
+static json_object *unbacked_json(const struct io_target *t, uint64_t off, uint64_t len, uint64_t seed)
+{
+	json_object *rep = json_object_new_object();
+	uint64_t unbacked = 0, permille = 0;
+	unsigned zero = 0, got = 0;
+	const char *method = NULL;
+	double pct = 0;
+
+	if (!t->block_device && io_fiemap_unbacked(t->fd, off, len, &unbacked) == 0) {
+		method = "fiemap";
+		permille = (uint64_t)(((unsigned __int128)unbacked * 1000 + len - 1) / len);
+		pct = round((double)unbacked * 10000.0 / (double)len) / 100.0;
+		jset_u64(rep, "unbacked_bytes", unbacked);
+	} else if (io_zero_sample(t->fd, off, len, ZERO_SAMPLES, seed, &zero, &got) == 0 && got) {
+		method = "zero-sample";
+		permille = ((uint64_t)zero * 1000 + got - 1) / got;
+		pct = round((double)zero * 10000.0 / (double)got) / 100.0;
+		jset_u64(rep, "samples", got);
+		jset_u64(rep, "zero_blocks", zero);
+	}
+	jset_str(rep, "method", method);
+	jset_double(rep, "unbacked_pct", pct);
+	jset_bool(rep, "representative", !method || permille <= UNBACKED_PERMILLE_MAX);
+	return rep;
+}
+
+static const char *unbacked_what(const char *method)
+{
+	return method[0] == 'f' ? "holes or unwritten extents" : "all-zero blocks (sampled)";
+}
+
 int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	static const struct option longopts[] = {
@@ -562,29 +597,10 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 	/* reads that never touch flash: holes/unwritten extents (files), zero blocks (devices) */
 	{
-		json_object *rep = json_object_new_object();
-		uint64_t unbacked = 0;
-		unsigned zero = 0, got = 0;
-		uint64_t permille = 0;
-		const char *method = NULL;
+		json_object *rep = unbacked_json(&t, offset, ws, o.seed);
+		const char *method = jget_str(rep, "method");
 
-		if (!t.block_device && io_fiemap_unbacked(t.fd, offset, ws, &unbacked) == 0) {
-			method = "fiemap";
-			permille = (uint64_t)(((unsigned __int128)unbacked * 1000 + ws - 1) / ws);
-			jset_u64(rep, "unbacked_bytes", unbacked);
-		} else if (io_zero_sample(t.fd, offset, ws, ZERO_SAMPLES, o.seed, &zero, &got) == 0 && got) {
-			method = "zero-sample";
-			permille = ((uint64_t)zero * 1000 + got - 1) / got;
-			jset_u64(rep, "samples", got);
-			jset_u64(rep, "zero_blocks", zero);
-		}
-		jset_str(rep, "method", method);
-		jset_double(rep, "unbacked_pct",
-			    method ? (method[0] == 'f' ? round((double)unbacked * 10000.0 / (double)ws) / 100.0
-						       : round((double)zero * 10000.0 / (double)got) / 100.0)
-				   : 0);
-		representative = !method || permille <= UNBACKED_PERMILLE_MAX;
-		jset_bool(rep, "representative", representative);
+		representative = jget_bool(rep, "representative");
 		json_object_object_add(rec->root, "working_set", rep);
 		if (!method)
 			record_check(rec, "representative", ST_SKIP,
@@ -593,8 +609,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			record_check(rec, "representative", ST_WARN,
 				     "%.2f %% of the working set is %s: those reads never touch flash and the result is not "
 				     "representative; measure a file with real data",
-				     jget_double(rep, "unbacked_pct"),
-				     method[0] == 'f' ? "holes or unwritten extents" : "all-zero blocks (sampled)");
+				     jget_double(rep, "unbacked_pct"), unbacked_what(method));
 		else
 			record_check(rec, "representative", ST_PASS, "working set holds real data (%s, %.2f %% unbacked)",
 				     method, jget_double(rep, "unbacked_pct"));
@@ -740,6 +755,8 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		struct plan_run sp = { .inflight = nplan && !plan[0].sequential ? plan[0].inflight : 16,
 				       .duration_s = nplan && !plan[0].sequential ? plan[0].duration_s : 15 };
 		uint64_t first_iops = 0, last_iops = 0;
+		json_object *holes = NULL; /* the first unrepresentative working set (owned by the record) */
+		uint64_t holes_ws = 0;
 
 		if (o.have_duration)
 			sp.duration_s = o.duration_s;
@@ -748,18 +765,26 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		json_object_object_add(rec->root, "sweep", sweep);
 		for (size_t i = 0; i < o.nsweep && !interrupted; i++) {
 			uint64_t sws = o.sweep[i] & ~4095ULL, soff = 0;
-			json_object *run = NULL;
+			json_object *run = NULL, *rep;
 			bool clean = true;
 			char label[48];
 
 			io_working_set(&t, sws, &soff);
 			snprintf(label, sizeof(label), "working set %s", human_bytes(sws, b1));
+			/* a larger working set may reach into holes the main one missed */
+			rep = unbacked_json(&t, soff, sws, o.seed + 100 + i);
+			if (!jget_bool(rep, "representative") && !holes) {
+				holes = rep;
+				holes_ws = sws;
+			}
 			r = do_run(ctx, &t, &o, &sp, sws, soff, o.seed + 100 + i, label, &run, &clean);
 			if (r < 0) {
+				json_object_put(rep);
 				r = ctx_error(ctx, EXIT_FAILED, "cannot run the sweep on '%s': %s", path, strerror(-r));
 				goto out;
 			}
 			jset_u64(run, "offset_bytes", soff);
+			json_object_object_add(run, "working_set", rep);
 			json_object_array_add(sweep, run);
 			if (!clean) {
 				complete = false;
@@ -770,6 +795,12 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 				first_iops = jget_u64(run, "iops");
 			last_iops = jget_u64(run, "iops");
 		}
+		if (holes)
+			record_check(rec, "sweep-representative", ST_WARN,
+				     "%.2f %% of the %s working set is %s: its sweep IOPS is not representative; "
+				     "measure a file with real data",
+				     jget_double(holes, "unbacked_pct"), human_bytes(holes_ws, b1),
+				     unbacked_what(jget_str(holes, "method")));
 		if (complete && o.nsweep > 1) {
 			/* the bad drive kept 19 % of its IOPS from 2 GB to 98 GB, the good one 71 % */
 			bool collapse = first_iops && last_iops * 2 < first_iops;

@@ -67,6 +67,25 @@ jeq '.working_set.unbacked_bytes' 16777216
 jeq '[.checks[] | select(.id == "representative")][0].status' warn
 ok "holes in the working set: warned, record says not representative"
 
+# a file of data only: no sweep working set is flagged
+head -c 64M /dev/urandom >"$D/full"
+sync "$D/full"
+run01 "$SWAPTOOL" --json --state "$STATE" accept "$D/full" --working-set 4M --sweep 4M,16M "${Q[@]}"
+jeq '[.sweep[].working_set.representative] | join(",")' true,true
+jeq '[.checks[] | select(.id == "sweep-representative")] | length' 0
+# a file written only in its middle 8 MiB: the main working set (8 MiB) is all data, a 32 MiB
+# sweep is three quarters hole
+M=$D/middle
+truncate -s 32M "$M"
+head -c 8M /dev/urandom | dd of="$M" bs=1M seek=12 conv=notrunc status=none
+sync "$M"
+run01 "$SWAPTOOL" --json --state "$STATE" accept "$M" --working-set 8M --sweep 8M,32M "${Q[@]}"
+jeq '.representative' true
+jeq '[.sweep[].working_set.unbacked_bytes] | join(",")' 0,25165824
+jeq '[.checks[] | select(.id == "sweep-representative")][0].status' warn
+contains "75.00 % of the 32 MiB working set is holes"
+ok "holes checked for every sweep working set, not only the main one"
+
 if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 	L=$(losetup -f --show "$F") || skip "losetup failed"
 	trap 'losetup -d "$L" 2>/dev/null; rm -rf "$D"; cleanup_test' EXIT
