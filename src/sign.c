@@ -215,16 +215,17 @@ static int ed25519_derive_pk(const unsigned char seed[ED25519_SEED_LEN], unsigne
 	return r;
 }
 
-/* Between the BEGIN and END lines, only base64 and whitespace; after END, only whitespace. */
-static int dearmour(const char *text, size_t len, const char *begin, const char *end, unsigned char **out,
-		    size_t *outlen, const char **why)
+/* Between the BEGIN and END lines, only base64 and whitespace; after END, only whitespace.
+ * no_begin is the reason given when the text does not start with the BEGIN line. */
+static int dearmour(const char *text, size_t len, const char *begin, const char *end, const char *no_begin,
+		    unsigned char **out, size_t *outlen, const char **why)
 {
 	const char *p = text, *stop = text + len, *b, *e;
 
 	while (p < stop && isspace((unsigned char)*p))
 		p++;
 	if ((size_t)(stop - p) < strlen(begin) || memcmp(p, begin, strlen(begin)) != 0) {
-		*why = "no armour header";
+		*why = no_begin;
 		return -EBADMSG;
 	}
 	b = p + strlen(begin);
@@ -255,12 +256,10 @@ int sshkey_parse_private(const char *text, size_t len, struct ssh_key **out, con
 	unsigned char derived[ED25519_PK_LEN];
 	int r;
 
-	r = dearmour(text, len, KEY_BEGIN, KEY_END, &raw, &rawlen, why);
-	if (r < 0) {
-		if (streq(*why, "no armour header"))
-			*why = "not an OpenSSH private key (no '" KEY_BEGIN "' line)";
+	r = dearmour(text, len, KEY_BEGIN, KEY_END, "not an OpenSSH private key (no '" KEY_BEGIN "' line)", &raw,
+		     &rawlen, why);
+	if (r < 0)
 		return r;
-	}
 	b = (struct rbuf){ raw, rawlen };
 	r = -EBADMSG;
 	if (b.len < sizeof(KEY_MAGIC) || memcmp(b.p, KEY_MAGIC, sizeof(KEY_MAGIC)) != 0) {
@@ -708,12 +707,10 @@ int sshsig_parse(const char *armour, size_t len, struct sshsig *out, const char 
 	uint32_t version;
 	int r;
 
-	r = dearmour(armour, len, SIG_BEGIN, SIG_END, &raw, &rawlen, why);
-	if (r < 0) {
-		if (streq(*why, "no armour header"))
-			*why = "not an SSH signature (no '" SIG_BEGIN "' line)";
+	r = dearmour(armour, len, SIG_BEGIN, SIG_END, "not an SSH signature (no '" SIG_BEGIN "' line)", &raw,
+		     &rawlen, why);
+	if (r < 0)
 		return r;
-	}
 	b = (struct rbuf){ raw, rawlen };
 	if (b.len < strlen(SIG_MAGIC) || memcmp(b.p, SIG_MAGIC, strlen(SIG_MAGIC)) != 0) {
 		*why = "wrong magic: not an SSHSIG signature";

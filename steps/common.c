@@ -3,6 +3,9 @@
 #include "steps.h"
 #include "disk.h"
 #include "size.h"
+#include "tarball.h"
+
+#include <sys/stat.h>
 
 int ctx_error(struct ctx *ctx, int code, const char *fmt, ...)
 {
@@ -35,6 +38,22 @@ int step_parse_lba_size(struct ctx *ctx, const char *opt, const char *v, uint32_
 	if (u64_parse(v, &n, &why) < 0 || !lba_size_valid(n))
 		return ctx_error(ctx, EXIT_USAGE, "bad %s '%s': an LBA size is a power of two from 512 to 65536", opt, v);
 	*out = (uint32_t)n;
+	return 0;
+}
+
+int step_parse_map_user(struct ctx *ctx, const char *v, struct name_map *map)
+{
+	if (name_map_add(map, v) < 0)
+		return ctx_error(ctx, EXIT_USAGE, "bad --map-user '%s'; write it as OLD=NEW", v);
+	return 0;
+}
+
+int step_check_root(struct ctx *ctx, const char *root)
+{
+	struct stat st;
+
+	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
 	return 0;
 }
 

@@ -54,7 +54,6 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	struct restore_plan plan = { 0 };
 	struct restore_opts ro;
 	_cleanup_free_ char *why = NULL, *undo_path = NULL;
-	struct stat st;
 	json_object *o, *arr;
 	int c, r, code = EXIT_FAILED;
 
@@ -65,8 +64,8 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		case 'u': undo = true; break;
 		case 'U': undo_out = optarg; break;
 		case 'm':
-			if (name_map_add(&map, optarg) < 0)
-				return ctx_error(ctx, EXIT_USAGE, "bad --map-user '%s'; write it as OLD=NEW", optarg);
+			if (step_parse_map_user(ctx, optarg, &map))
+				return EXIT_USAGE;
 			break;
 		default:
 			return step_bad_option(ctx, argc, argv);
@@ -75,8 +74,8 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	if (optind + 1 != argc)
 		return ctx_error(ctx, EXIT_USAGE, "restore needs one TARBALL (or --undo UNDO.tar.gz); see 'swaptool help restore'");
 	tarball = argv[optind];
-	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
-		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
+	if (step_check_root(ctx, root))
+		return EXIT_USAGE;
 
 	r = arc_load(tarball, &a, &why);
 	if (r < 0) {

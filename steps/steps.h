@@ -39,6 +39,11 @@ struct step {
 int step_bad_option(struct ctx *ctx, int argc, char **argv);
 /* --lba-size and friends: a power of two from 512 to 65536, else a usage error (exit 2). */
 int step_parse_lba_size(struct ctx *ctx, const char *opt, const char *v, uint32_t *out);
+struct name_map;
+/* restore and verify: --map-user OLD=NEW into map, and --root DIR, which must be a directory.
+ * Return 0 or a usage error (exit 2). */
+int step_parse_map_user(struct ctx *ctx, const char *v, struct name_map *map);
+int step_check_root(struct ctx *ctx, const char *root);
 
 struct disk;
 /* --target SPEC: a device or image (opened read-only into *tgt, its size and LBA size read) or a

@@ -3,7 +3,6 @@
 #include "steps.h"
 #include "tarball.h"
 
-#include <sys/stat.h>
 
 int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
@@ -17,7 +16,6 @@ int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	_cleanup_(name_map_free) struct name_map map = { 0 };
 	_cleanup_(arc_free) struct arc a = { 0 };
 	_cleanup_free_ char *why = NULL;
-	struct stat st;
 	json_object *o;
 	int c, r;
 
@@ -25,8 +23,8 @@ int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		switch (c) {
 		case 'r': root = optarg; break;
 		case 'm':
-			if (name_map_add(&map, optarg) < 0)
-				return ctx_error(ctx, EXIT_USAGE, "bad --map-user '%s'; write it as OLD=NEW", optarg);
+			if (step_parse_map_user(ctx, optarg, &map))
+				return EXIT_USAGE;
 			break;
 		default:
 			return step_bad_option(ctx, argc, argv);
@@ -35,8 +33,8 @@ int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	if (optind + 1 != argc)
 		return ctx_error(ctx, EXIT_USAGE, "verify needs one TARBALL; see 'swaptool help verify'");
 	tarball = argv[optind];
-	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
-		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
+	if (step_check_root(ctx, root))
+		return EXIT_USAGE;
 	r = arc_load(tarball, &a, &why);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "cannot use '%s': %s", tarball, why ? why : strerror(-r));
