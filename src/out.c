@@ -127,12 +127,10 @@ static size_t display_width(const char *s)
 	return w;
 }
 
-void table_print(const struct ctx *ctx, const struct table *t)
+void table_fprint(FILE *f, const struct table *t, bool bold_header)
 {
 	_cleanup_free_ size_t *width = xcalloc(t->ncols, sizeof(size_t));
 
-	if (ctx->json)
-		return;
 	for (size_t r = 0; r < t->nrows; r++)
 		for (unsigned c = 0; c < t->ncols; c++) {
 			const char *cell = t->cells[r * t->ncols + c];
@@ -143,26 +141,32 @@ void table_print(const struct ctx *ctx, const struct table *t)
 	for (size_t r = 0; r < t->nrows; r++) {
 		bool header = t->has_header && r == 0;
 
-		fputs("  ", stdout);
-		if (header && ctx->color)
-			fputs(ANSI_BOLD, stdout);
+		fputs("  ", f);
+		if (header && bold_header)
+			fputs(ANSI_BOLD, f);
 		for (unsigned c = 0; c < t->ncols; c++) {
 			const char *cell = t->cells[r * t->ncols + c];
 			size_t pad = width[c] - (cell ? display_width(cell) : 1);
 			bool last = c + 1 == t->ncols;
 
 			if (t->align[c] == ALIGN_RIGHT)
-				printf("%*s", (int)pad, "");
-			fputs(cell ? cell : "-", stdout);
+				fprintf(f, "%*s", (int)pad, "");
+			fputs(cell ? cell : "-", f);
 			if (t->align[c] == ALIGN_LEFT && !last)
-				printf("%*s", (int)pad, "");
+				fprintf(f, "%*s", (int)pad, "");
 			if (!last)
-				fputs("  ", stdout);
+				fputs("  ", f);
 		}
-		if (header && ctx->color)
-			fputs(ANSI_RESET, stdout);
-		fputc('\n', stdout);
+		if (header && bold_header)
+			fputs(ANSI_RESET, f);
+		fputc('\n', f);
 	}
+}
+
+void table_print(const struct ctx *ctx, const struct table *t)
+{
+	if (!ctx->json)
+		table_fprint(stdout, t, ctx->color);
 }
 
 void out_heading(const struct ctx *ctx, const char *fmt, ...)

@@ -22,7 +22,10 @@ void table_header(struct table *t, ...);
 void table_row(struct table *t, ...);
 /* A row built cell by cell (cells formatted with printf). */
 void table_cellf(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* On stdout, header bold on a colour terminal; nothing in --json mode. */
 void table_print(const struct ctx *ctx, const struct table *t);
+/* Into a file (a report's text), columns as wide as their widest cell. */
+void table_fprint(FILE *f, const struct table *t, bool bold_header);
 
 /* A bold section heading. */
 void out_heading(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -4,6 +4,7 @@
 #include "report.h"
 #include "profile.h"
 #include "size.h"
+#include "out.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -419,30 +420,35 @@ char *report_text(json_object *rep)
 		jget_str(rep, "created") ?: "?", jget_str(rep, "version") ?: "?", jget_str(rep, "kernel") ?: "?");
 	fprintf(f, "verdict: %s  %s\n", jget_str(rep, "verdict") ?: "?", jget_str(rep, "why") ?: "");
 
-	fprintf(f, "\nSteps\n  %-10s %-21s %-8s %s\n", "step", "finished", "status", "why");
-	for (size_t i = 0; i < jlen(summary); i++) {
-		json_object *s = json_object_array_get_idx(summary, i);
-		fprintf(f, "  %-10s %-21s %-8s %s\n", jget_str(s, "step") ?: "?", jget_str(s, "finished") ?: "-",
-			jget_str(s, "status") ?: "?", jget_str(s, "why") ?: "");
+	{
+		_cleanup_table_ struct table *t = table_new(4);
+
+		table_header(t, "step", "finished", "status", "why");
+		for (size_t i = 0; i < jlen(summary); i++) {
+			json_object *s = json_object_array_get_idx(summary, i);
+			table_row(t, jget_str(s, "step") ?: "?", jget_str(s, "finished"), jget_str(s, "status") ?: "?",
+				  jget_str(s, "why") ?: "");
+		}
+		fprintf(f, "\nSteps\n");
+		table_fprint(f, t, false);
 	}
 
 	if (pre) {
 		json_object *src = jget(pre, "source"), *tgt = jget(pre, "target");
 		json_object *gpt = jget(jget(src, "partition_table"), "backup_header_lba");
+		_cleanup_table_ struct table *t = table_new(3);
 
-		fprintf(f, "\nDrives (old -> new)\n  %-12s %-32s %s\n", "", "old (source)", "new (target)");
-		fprintf(f, "  %-12s %-32s %s\n", "device", jget_str(src, "path") ?: "-",
-			jget_str(jget(acc, "target"), "path") ?: jget_str(tgt, "spec") ?: "-");
-		fprintf(f, "  %-12s %-32s %s\n", "model", jget_str(src, "model") ?: "-",
-			jget_str(tgt, "model") ?: jget_str(jget(pre, "target_identity"), "model") ?:
-			jget_str(jget(acc, "target"), "model") ?: "-");
-		fprintf(f, "  %-12s %-32s %s\n", "firmware", jget_str(src, "firmware") ?: "-", jget_str(tgt, "firmware") ?: "-");
-		snprintf(c, sizeof(c), "%s", u64s(src, "size_bytes", a));
-		fprintf(f, "  %-12s %-32s %s\n", "bytes", c, u64s(tgt, "size_bytes", b));
-		fprintf(f, "  %-12s %-32s %s\n", "size", fmt_tib(jget_u64(src, "size_bytes"), a),
-			fmt_tib(jget_u64(tgt, "size_bytes"), b));
-		snprintf(c, sizeof(c), "%s", u64s(src, "lba_count", a));
-		fprintf(f, "  %-12s %-32s %s\n", "LBAs", c, u64s(tgt, "lba_count", b));
+		table_header(t, "", "old (source)", "new (target)");
+		table_row(t, "device", jget_str(src, "path"), jget_str(jget(acc, "target"), "path") ?: jget_str(tgt, "spec"));
+		table_row(t, "model", jget_str(src, "model"),
+			  jget_str(tgt, "model") ?: jget_str(jget(pre, "target_identity"), "model") ?:
+			  jget_str(jget(acc, "target"), "model"));
+		table_row(t, "firmware", jget_str(src, "firmware"), jget_str(tgt, "firmware"));
+		table_row(t, "bytes", u64s(src, "size_bytes", a), u64s(tgt, "size_bytes", b));
+		table_row(t, "size", fmt_tib(jget_u64(src, "size_bytes"), a), fmt_tib(jget_u64(tgt, "size_bytes"), b));
+		table_row(t, "LBAs", u64s(src, "lba_count", a), u64s(tgt, "lba_count", b));
+		fprintf(f, "\nDrives (old -> new)\n");
+		table_fprint(f, t, false);
 
 		fprintf(f, "\nClone trap\n");
 		fprintf(f, "  delta: %s bytes (target minus source)\n", fmt_thousands_signed(jget_i64(pre, "delta_bytes"), a));
@@ -500,33 +506,55 @@ char *report_text(json_object *rep)
 		fprintf(f, "\nAcceptance on %s (%s, working set %s)\n", jget_str(acc, "host") ?: "?",
 			jget_str(jget(acc, "target"), "path") ?: "?",
 			fmt_binary(jget_u64(jget(acc, "target"), "working_set_bytes"), a));
-		fprintf(f, "  %-8s %-8s %8s %10s %10s %10s %10s\n", "run", "mode", "inflight", "IOPS", "MB/s", "p50", "p99.9");
-		for (size_t i = 0; i < jlen(runs); i++) {
-			json_object *r = json_object_array_get_idx(runs, i), *lat = jget(r, "lat_us");
-			char d[32];
+		{
+			_cleanup_table_ struct table *t = table_new(7);
 
-			fmt_iops(jget_double(r, "iops"), a);
-			fmt_us(jget_double(lat, "p50"), b);
-			fmt_us(jget_double(lat, "p99_9"), c);
-			snprintf(d, sizeof(d), "%.0f", jget_double(r, "mb_s"));
-			fprintf(f, "  %-8s %-8s %8" PRIu64 " %10s %10s %10s %10s\n", jget_str(r, "name") ?: "?",
-				jget_str(r, "mode") ?: "?", jget_u64(r, "inflight"), a, d, b, c);
+			table_header(t, "run", "mode", "inflight", "IOPS", "MB/s", "p50", "p99.9");
+			for (unsigned k = 2; k < 7; k++)
+				table_align(t, k, ALIGN_RIGHT);
+			for (size_t i = 0; i < jlen(runs); i++) {
+				json_object *r = json_object_array_get_idx(runs, i), *lat = jget(r, "lat_us");
+
+				fmt_iops(jget_double(r, "iops"), a);
+				fmt_us(jget_double(lat, "p50"), b);
+				fmt_us(jget_double(lat, "p99_9"), c);
+				table_cellf(t, "%s", jget_str(r, "name") ?: "?");
+				table_cellf(t, "%s", jget_str(r, "mode") ?: "?");
+				table_cellf(t, "%" PRIu64, jget_u64(r, "inflight"));
+				table_cellf(t, "%s", a);
+				table_cellf(t, "%.0f", jget_double(r, "mb_s"));
+				table_cellf(t, "%s", b);
+				table_cellf(t, "%s", c);
+			}
+			table_fprint(f, t, false);
 		}
-		fprintf(f, "\n  %-22s %-16s %-16s %s\n", "gate", "threshold", "measured", "status");
-		for (size_t i = 0; i < jlen(gates); i++) {
-			json_object *g = json_object_array_get_idx(gates, i);
-			_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
-			fprintf(f, "  %-22s %-16s %-16s %s\n", jget_str(g, "name") ?: "?", th, me, jget_str(g, "status") ?: "?");
+		{
+			_cleanup_table_ struct table *t = table_new(4);
+
+			table_header(t, "gate", "threshold", "measured", "status");
+			for (size_t i = 0; i < jlen(gates); i++) {
+				json_object *g = json_object_array_get_idx(gates, i);
+				_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
+
+				table_row(t, jget_str(g, "name") ?: "?", th, me, jget_str(g, "status") ?: "?");
+			}
+			fputc('\n', f);
+			table_fprint(f, t, false);
 		}
 		report_engine_gates(acc, &run, &failed);
 		fprintf(f, "  engine gates (cold-boot 157 K prompt, full 97-scenario bench): %s\n",
 			!run ? "NOT RUN" : failed ? "FAILED" : "passed");
 	}
 
-	fprintf(f, "\nRecords (sha256 of each embedded record)\n");
-	for (size_t i = 0; i < jlen(jget(rep, "records")); i++) {
-		json_object *e = json_object_array_get_idx(jget(rep, "records"), i);
-		fprintf(f, "  %-10s %s\n", jget_str(e, "step") ?: "?", jget_str(e, "sha256") ?: "?");
+	{
+		_cleanup_table_ struct table *t = table_new(2);
+
+		for (size_t i = 0; i < jlen(jget(rep, "records")); i++) {
+			json_object *e = json_object_array_get_idx(jget(rep, "records"), i);
+			table_row(t, jget_str(e, "step") ?: "?", jget_str(e, "sha256") ?: "?");
+		}
+		fprintf(f, "\nRecords (sha256 of each embedded record)\n");
+		table_fprint(f, t, false);
 	}
 	if (signer)
 		fprintf(f, "\nSigned by %s (%s %s), namespace swaptool-report\n", jget_str(signer, "identity") ?: "?",
