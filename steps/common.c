@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers every step shares: the error slot and option errors. */
+/* Helpers the steps share: the error slot, option parsing (LBA sizes, --target, --map-user,
+ * --root) and opening the source. */
 #include "steps.h"
 #include "disk.h"
 #include "size.h"
