@@ -535,22 +535,13 @@ static int write_step(int rootfd, const struct restore_step *s, const char *root
 	tmp_name(tmp);
 	if (m->type == MT_FILE) {
 		_cleanup_close_ int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		const unsigned char *p = s->item->data;
-		size_t left = s->item->len;
 
 		if (fd < 0)
 			return set_why(why, -errno, "cannot create a file in the directory of '%s': %m", s->dest);
-		while (left > 0) {
-			ssize_t n = write(fd, p, left);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0) {
-				r = set_why(why, -errno, "cannot write '%s': %m", s->dest);
-				goto bad;
-			}
-			p += n;
-			left -= (size_t)n;
+		r = write_all(fd, s->item->data, s->item->len);
+		if (r < 0) {
+			set_why(why, r, "cannot write '%s': %s", s->dest, strerror(-r));
+			goto bad;
 		}
 		r = apply_meta(fd, s, root, why);
 		if (r == 0 && !prepared && fsync(fd) < 0)

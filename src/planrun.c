@@ -56,18 +56,7 @@ static int run_tool(char *const argv[], char **out)
 			continue;
 		if (n <= 0)
 			break;
-		if ((size_t)n >= sizeof(tail)) {
-			memcpy(tail, buf + n - (sizeof(tail) - 1), sizeof(tail) - 1);
-			tlen = sizeof(tail) - 1;
-		} else {
-			if (tlen + n >= sizeof(tail)) {
-				size_t drop = tlen + n - (sizeof(tail) - 1);
-				memmove(tail, tail + drop, tlen - drop);
-				tlen -= drop;
-			}
-			memcpy(tail + tlen, buf, n);
-			tlen += n;
-		}
+		tail_append(tail, sizeof(tail), &tlen, buf, (size_t)n);
 	}
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0)

@@ -543,36 +543,6 @@ static int sign_local(const struct ssh_key *k, const struct wbuf *tbs, unsigned 
 	return r;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n, len -= (size_t)n;
-	}
-	return 0;
-}
-
-static int read_all(int fd, void *buf, size_t len)
-{
-	unsigned char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n, len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* SSH2_AGENTC_SIGN_REQUEST: string key blob, string data, uint32 flags; the reply is
  * SSH2_AGENT_SIGN_RESPONSE with string signature (string "ssh-ed25519" || string sig). */
 static int sign_agent(const struct ssh_key *k, const struct wbuf *tbs, unsigned char sig[ED25519_SIG_LEN],

@@ -118,35 +118,68 @@ int fsync_parent_dir(const char *path)
 	return fsync(dfd) < 0 ? -errno : 0;
 }
 
+int write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+int read_all(int fd, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+void tail_append(char *tail, size_t cap, size_t *len, const char *buf, size_t n)
+{
+	if (n >= cap) {
+		memcpy(tail, buf + n - cap, cap);
+		*len = cap;
+		return;
+	}
+	if (*len + n > cap) {
+		size_t drop = *len + n - cap;
+		memmove(tail, tail + drop, *len - drop);
+		*len -= drop;
+	}
+	memcpy(tail + *len, buf, n);
+	*len += n;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode)
 {
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp.XXXXXX", path);
 	_cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
-	const char *p = data;
 	int r;
 
 	if (fd < 0)
 		return -errno;
-	if (fchmod(fd, mode) < 0)
-		goto fail;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		p += n;
-		len -= (size_t)n;
+	r = fchmod(fd, mode) < 0 ? -errno : write_all(fd, data, len);
+	if (r == 0 && (fsync(fd) < 0 || rename(tmp, path) < 0))
+		r = -errno;
+	if (r < 0) {
+		unlink(tmp);
+		return r;
 	}
-	if (fsync(fd) < 0 || rename(tmp, path) < 0)
-		goto fail;
 	return fsync_parent_dir(path);
-fail:
-	r = -errno;
-	unlink(tmp);
-	return r;
 }
 
 int mkdir_p(const char *path, mode_t mode)

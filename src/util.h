@@ -61,6 +61,13 @@ int read_file_all(const char *path, size_t max, char **out, size_t *len);
 /* Read one sysfs-style attribute and strip trailing whitespace. */
 int read_attr(const char *path, char **out);
 
+/* All of buf to / from a file descriptor, retrying short transfers and EINTR; a transfer of
+ * nothing (end of file, full device) is -EIO. */
+int write_all(int fd, const void *buf, size_t len);
+int read_all(int fd, void *buf, size_t len);
+/* Keep the last cap bytes of a stream (a child's output) in tail: append n bytes, dropping the oldest. */
+void tail_append(char *tail, size_t cap, size_t *len, const char *buf, size_t n);
+
 /* Write a file atomically: temp file beside it, fsync, rename, fsync of the directory. */
 int write_file_atomic(const char *path, const void *data, size_t len, mode_t mode);
 int fsync_parent_dir(const char *path);

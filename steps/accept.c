@@ -280,15 +280,7 @@ static json_object *run_engine_gate(const struct ctx *ctx, const struct engine_g
 			eof = true;
 			break;
 		}
-		/* keep the last GATE_TAIL_BYTES */
-		_Static_assert(sizeof(buf) <= sizeof(tail), "a read fits the tail");
-		if (tlen + (size_t)n > sizeof(tail)) {
-			size_t drop = tlen + (size_t)n - sizeof(tail);
-			memmove(tail, tail + drop, tlen - drop);
-			tlen -= drop;
-		}
-		memcpy(tail + tlen, buf, (size_t)n);
-		tlen += (size_t)n;
+		tail_append(tail, sizeof(tail), &tlen, buf, (size_t)n);
 	}
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -303,14 +295,7 @@ static json_object *run_engine_gate(const struct ctx *ctx, const struct engine_g
 		json_object_object_add(o, "exit_code", NULL);
 		jset_i64(o, "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 	}
-	{
-		_cleanup_free_ char *s = malloc(tlen + 1);
-		if (!s)
-			abort();
-		memcpy(s, tail, tlen);
-		s[tlen] = '\0';
-		json_object_object_add(o, "output_tail", json_object_new_string_len(s, (int)tlen));
-	}
+	json_object_object_add(o, "output_tail", json_object_new_string_len(tail, (int)tlen));
 	*pass = !timed_out && !killed && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	jset_str(o, "status", *pass ? "pass" : "fail");
 	return o;
