@@ -500,7 +500,8 @@ static int open_pair(struct run *R, int *sfd, int *tfd)
 	if (!R->wiped) {
 		r = check_pair(R, *sfd, *tfd);
 		if (r < 0) {
-			R->env->refusal = 1;
+			/* nothing written to the target; "nothing written" unless a shrink ran */
+			R->env->refusal = !R->env->source_touched;
 			return r;
 		}
 		r = gpt_wipe(*tfd, R->p->tgt_geo.lba_size, R->p->tgt_geo.lba_count);
