@@ -93,12 +93,14 @@ int plan_overlaps(const char *src, const char *tgt, char **why)
 {
 	_cleanup_close_ int a = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	_cleanup_close_ int b = open(tgt, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	int r;
+	struct stat sa, sb;
 
-	if (a < 0 || b < 0)
+	if (a < 0 || b < 0 || fstat(a, &sa) < 0 || fstat(b, &sb) < 0)
 		return 0;
-	r = ident_overlap(a, b, why);
-	return r == -ENOTBLK ? 0 : r;
+	/* a directory, FIFO or character device is no disk: the steps say so in their own words */
+	if (!(S_ISREG(sa.st_mode) || S_ISBLK(sa.st_mode)) || !(S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode)))
+		return 0;
+	return ident_overlap(a, b, why);
 }
 
 /* Size and logical block size of a held disk or image (lba 0 for an image: the plan's). */
