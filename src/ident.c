@@ -351,6 +351,10 @@ static int each_loop(int (*fn)(dev_t loop, const struct node *backing, void *ud)
 		if (access(lp, F_OK) != 0 || read_devt(dp, &d) < 0)
 			continue; /* not bound (no backing file), or gone */
 		r = loop_backing(d, &b, &bound);
+		if (r < 0 && access(lp, F_OK) != 0) {
+			r = 0; /* detached (or removed) meanwhile: over nothing */
+			continue;
+		}
 		if (r < 0) {
 			r = set_why(why, r, "cannot tell which file the loop device /dev/%s is over: %s", e->d_name,
 				    strerror(-r));
