@@ -307,6 +307,35 @@ static bool devices(void)
 	} else
 		printf("# no dmsetup: device-mapper checks skipped\n");
 
+	/* an image on a filesystem that lies on a loop device lies in that device and its file: the
+	 * target inside the source */
+	{
+		_cleanup_free_ char *C = xasprintf("%s/c.img", dir), *M = xasprintf("%s/m", dir), *c = NULL;
+		_cleanup_free_ char *inner = xasprintf("%s/m/inner.img", dir);
+		const char *LC;
+
+		c = xasprintf("truncate -s 16M '%s' && mkfs.ext4 -q -F '%s' 2>/dev/null", C, C);
+		if (run(c) == 0 && (LC = attach(C)) != NULL && mkdir(M, 0700) == 0) {
+			free(c);
+			c = xasprintf("mount '%s' '%s' 2>/dev/null && truncate -s 1M '%s'", LC, M, inner);
+			if (run(c) == 0) {
+				_cleanup_close_ int in = xopen(inner, O_RDONLY), lc = xopen(LC, O_RDONLY), cf = xopen(C, O_RDONLY);
+				_cleanup_close_ int md = xopen(M, O_RDONLY | O_DIRECTORY);
+
+				CHECK(both(in, lc) == 1); /* the file lies on the loop device */
+				CHECK(both(in, cf) == 1); /* ... and so in the loop's file */
+				CHECK(both(md, lc) == 1); /* a file created in that directory too */
+				CHECK(both(in, a) == 0);
+				CHECK(both(in, b) == 0);
+				CHECK(in_use(cf) == 1);   /* its loop device is mounted */
+			} else
+				printf("# mount failed: file-on-a-loop checks skipped\n");
+			free(c);
+			c = xasprintf("umount '%s' 2>/dev/null", M);
+			(void)run(c);
+		}
+	}
+
 	{
 		dev_t *v = NULL;
 		size_t n = 0;
