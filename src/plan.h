@@ -128,9 +128,11 @@ struct plan_env {
 	bool source_touched;         /* resize2fs wrote the source */
 };
 int plan_apply(const struct plan *p, struct plan_env *env);
-/* True when writing `tgt` could touch `src`: the same file or disk, a partition of it, a loop
- * device over it. plan_apply refuses that too; clone asks first, before any other finding. */
-bool plan_overlaps(const char *src, const char *tgt);
+/* 1 when writing `tgt` could touch `src` (the same file or disk by identity, a partition or
+ * holder of it, a loop device over it: ident.h), 0 when not or when one cannot be opened,
+ * negative errno when it cannot be told; *why says how. plan_apply checks again on the
+ * descriptors it writes; clone asks first, before any other finding. */
+int plan_overlaps(const char *src, const char *tgt, char **why);
 
 /* The target read back against the plan: table valid with the backup header at the last LBA,
  * sgdisk -v, partitions and GUIDs, filesystem UUIDs and block counts. Appends {id, status,

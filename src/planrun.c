@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "ident.h"
 #include "record.h"
 #include "util.h"
 
@@ -86,99 +87,38 @@ static const char *last_line(char *s)
 	return e;
 }
 
-/* The whole disk a block device belongs to (itself when it is one). */
-static dev_t whole_disk(dev_t d)
+/* Whether writing `tgt` could touch `src`, decided on open descriptors by kernel facts (ident.h).
+ * Neither is claimed here: a target that cannot be opened is left to the executor to report. */
+int plan_overlaps(const char *src, const char *tgt, char **why)
 {
-	_cleanup_free_ char *p = xasprintf("/sys/dev/block/%u:%u/partition", major(d), minor(d));
-	_cleanup_free_ char *parent = xasprintf("/sys/dev/block/%u:%u/../dev", major(d), minor(d));
-	_cleanup_free_ char *v = NULL;
-	unsigned ma, mi;
+	_cleanup_close_ int a = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	_cleanup_close_ int b = open(tgt, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat sa, sb;
 
-	if (access(p, F_OK) != 0)
-		return d;
-	if (read_attr(parent, &v) < 0 || sscanf(v, "%u:%u", &ma, &mi) != 2)
-		return d;
-	return makedev(ma, mi);
+	if (a < 0 || b < 0 || fstat(a, &sa) < 0 || fstat(b, &sb) < 0)
+		return 0;
+	/* a directory, FIFO or character device is no disk: the steps say so in their own words */
+	if (!(S_ISREG(sa.st_mode) || S_ISBLK(sa.st_mode)) || !(S_ISREG(sb.st_mode) || S_ISBLK(sb.st_mode)))
+		return 0;
+	return ident_overlap(a, b, why);
 }
 
-/* The file behind a loop device, or NULL. */
-static char *loop_backing(dev_t d)
-{
-	_cleanup_free_ char *p = xasprintf("/sys/dev/block/%u:%u/loop/backing_file", major(whole_disk(d)),
-					   minor(whole_disk(d)));
-	char *v = NULL;
-
-	if (read_attr(p, &v) < 0) {
-		free(v);
-		return NULL;
-	}
-	return v;
-}
-
-/* True when writing `b` could touch `a`: the same file or device, one a partition of the
- * other, or a loop device over the other's file. */
-static bool overlaps(const char *pa, const struct stat *a, const char *pb, const struct stat *b)
-{
-	char ra[PATH_MAX], rb[PATH_MAX];
-
-	if (S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode)) {
-		_cleanup_free_ char *ba = NULL, *bb = NULL;
-
-		if (whole_disk(a->st_rdev) == whole_disk(b->st_rdev))
-			return true;
-		/* two loop devices over the same file are one disk */
-		ba = loop_backing(a->st_rdev);
-		bb = loop_backing(b->st_rdev);
-		return ba && bb && streq(ba, bb);
-	}
-	if (S_ISREG(a->st_mode) && S_ISREG(b->st_mode))
-		return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-	if (!realpath(pa, ra) || !realpath(pb, rb))
-		return false;
-	{
-		const struct stat *blk = S_ISBLK(a->st_mode) ? a : b;
-		const char *file = S_ISBLK(a->st_mode) ? rb : ra;
-		_cleanup_free_ char *back = loop_backing(blk->st_rdev);
-
-		return back && streq(back, file);
-	}
-}
-
-bool plan_overlaps(const char *src, const char *tgt)
-{
-	struct stat a, b;
-
-	return stat(src, &a) == 0 && stat(tgt, &b) == 0 && overlaps(src, &a, tgt, &b);
-}
-
-static int open_disk(const char *path, bool write, int *fd, uint64_t *bytes, uint32_t *lba, bool *blk)
+/* Size and logical block size of a held disk or image (lba 0 for an image: the plan's). */
+static int fd_geometry(int fd, uint64_t *bytes, uint32_t *lba, bool *blk)
 {
 	struct stat st;
+	int ssz = 0;
 
-	if (stat(path, &st) < 0)
+	if (fstat(fd, &st) < 0)
 		return -errno;
 	*blk = S_ISBLK(st.st_mode);
-	if (!*blk && !S_ISREG(st.st_mode))
-		return -ENOTBLK;
-	/* O_EXCL on a block device fails with EBUSY while it or a partition of it is mounted or
-	 * claimed (md, dm, another swaptool): the kernel's own "in use". */
-	*fd = open(path, (write ? O_RDWR : O_RDONLY) | O_CLOEXEC | (*blk ? O_EXCL : 0));
-	if (*fd < 0)
+	*bytes = (uint64_t)st.st_size;
+	*lba = 0;
+	if (!*blk)
+		return 0;
+	if (ioctl(fd, BLKGETSIZE64, bytes) < 0 || ioctl(fd, BLKSSZGET, &ssz) < 0)
 		return -errno;
-	if (*blk) {
-		int ssz = 0;
-
-		if (ioctl(*fd, BLKGETSIZE64, bytes) < 0 || ioctl(*fd, BLKSSZGET, &ssz) < 0) {
-			int r = -errno;
-			close(*fd);
-			*fd = -1;
-			return r;
-		}
-		*lba = ssz;
-	} else {
-		*bytes = st.st_size;
-		*lba = 0;
-	}
+	*lba = (uint32_t)ssz;
 	return 0;
 }
 
@@ -192,40 +132,126 @@ struct run {
 	struct plan_env *env;
 	bool wiped;
 	char *detail;
+	struct ident_hold sh, th; /* source and target, held from the check to the end of the run */
 };
+
+/* The target against the source on these descriptors: not the same bytes, and neither in use
+ * under another name (a loop device over the same file, mounted or open). */
+static int check_pair(struct run *R, int sfd, int tfd)
+{
+	struct plan_env *env = R->env;
+	_cleanup_free_ char *w = NULL;
+	int r;
+
+	r = ident_overlap(sfd, tfd, &w);
+	if (r > 0)
+		return set_why(&env->why, -EINVAL, "the target '%s' is the source '%s' or overlaps it (%s); name the new drive",
+			       env->tgt, env->src, w);
+	if (r < 0)
+		return set_why(&env->why, r, "cannot tell whether the target '%s' overlaps the source '%s': %s; name the "
+				"new drive", env->tgt, env->src, w ? w : strerror(-r));
+	r = ident_in_use(tfd, &w);
+	if (r > 0)
+		return set_why(&env->why, -EBUSY, "the target '%s' is in use: %s; unmount it and detach that loop device "
+				"(losetup -d), then retry", env->tgt, w);
+	if (r == 0)
+		r = ident_in_use(sfd, &w);
+	if (r > 0)
+		return set_why(&env->why, -EBUSY, "the source '%s' is in use: %s; unmount it and detach that loop device "
+				"(losetup -d), then retry", env->src, w);
+	if (r < 0)
+		return set_why(&env->why, r, "cannot tell whether '%s' or '%s' is in use: %s", env->src, env->tgt,
+			       w ? w : strerror(-r));
+	return 0;
+}
+
+/* Open source and target once, check them, then hold both exclusively until the run ends
+ * (ident.h: O_EXCL on a block device, flock on an image). Every later read or write goes
+ * through these descriptors or their /proc name, so what was checked is what is written. */
+static int hold_pair(struct run *R)
+{
+	struct plan_env *env = R->env;
+	int r;
+
+	r = ident_hold_open(env->src, false, &R->sh);
+	if (r < 0)
+		return set_why(&env->why, r, "cannot open the source '%s': %s", env->src, strerror(-r));
+	r = ident_hold_open(env->tgt, true, &R->th);
+	if (r == -ENOENT)
+		return set_why(&env->why, r, "cannot open the target '%s': %s; create the image at %" PRIu64
+				" bytes or name the new drive", env->tgt, strerror(-r), R->p->tgt_geo.bytes);
+	if (r < 0)
+		return set_why(&env->why, r, "cannot open the target '%s' for writing: %s", env->tgt, strerror(-r));
+	/* first on the unclaimed descriptors (an overlap is named as such, not as "busy") ... */
+	r = check_pair(R, R->sh.anchor, R->th.anchor);
+	if (r < 0)
+		return r;
+	r = ident_hold_claim(&R->sh);
+	if (r == -EBUSY)
+		return set_why(&env->why, r, "the source '%s' is mounted or held by another program; unmount it (boot a live "
+				"environment) and retry", env->src);
+	if (r < 0)
+		return set_why(&env->why, r, "cannot open the source '%s': %s", env->src, strerror(-r));
+	r = ident_hold_claim(&R->th);
+	if (r == -EBUSY)
+		return set_why(&env->why, r, "the target '%s' is mounted or held by another program; unmount it and retry",
+			       env->tgt);
+	if (r < 0)
+		return set_why(&env->why, r, "cannot open the target '%s' for writing: %s", env->tgt, strerror(-r));
+	/* ... then on the claimed ones that will be read and written */
+	return check_pair(R, R->sh.fd, R->th.fd);
+}
+
+/* A held descriptor, claimed again after a tool that needed the device to itself. */
+static int held(struct run *R, struct ident_hold *h)
+{
+	bool src = h == &R->sh;
+	int r = ident_hold_resume(h);
+
+	if (r < 0)
+		return set_why(&R->env->why, r, "the %s '%s' was taken by another program while swaptool ran e2fsck or "
+				"resize2fs on it (%s); nothing else was written, rerun the clone", src ? "source" : "target",
+			       src ? R->env->src : R->env->tgt, strerror(-r));
+	return h->fd;
+}
+
+/* run_tool on a held device: e2fsck -fy and resize2fs open a block device O_EXCL themselves, so
+ * the claim is handed to them for their run and taken back after it (an image keeps its lock). */
+static int run_tool_held(struct ident_hold *h, char *const argv[], char **out)
+{
+	int r;
+
+	ident_hold_pause(h);
+	r = run_tool(argv, out);
+	(void)ident_hold_resume(h); /* a failure shows at the next use (held()) */
+	return r;
+}
+
+/* Would the undo file, created in `dir`, be written into the source? (by identity: ident.h) */
+static bool undo_on_source(struct run *R, const char *dir)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	return fd >= 0 && ident_overlap(fd, R->sh.fd, NULL) > 0;
+}
 
 static int act_check(struct run *R)
 {
 	const struct plan *p = R->p;
 	struct plan_env *env = R->env;
-	struct stat ss, ts;
-	_cleanup_close_ int sfd = -1, tfd = -1;
 	uint64_t sbytes, tbytes;
 	uint32_t slba, tlba;
 	bool sblk, tblk;
 	int r;
 
 	env->refusal = 1;
-	if (stat(env->src, &ss) < 0)
-		return set_why(&env->why, -errno, "cannot open the source '%s': %m", env->src);
-	if (stat(env->tgt, &ts) < 0)
-		return set_why(&env->why, -errno, "cannot open the target '%s': %m; create the image at %" PRIu64
-				" bytes or name the new drive", env->tgt, p->tgt_geo.bytes);
-	if (overlaps(env->src, &ss, env->tgt, &ts))
-		return set_why(&env->why, -EINVAL, "the target '%s' is the source '%s' or overlaps it; name the new drive",
-			       env->tgt, env->src);
-	r = open_disk(env->src, false, &sfd, &sbytes, &slba, &sblk);
-	if (r == -EBUSY)
-		return set_why(&env->why, r, "the source '%s' is mounted or held by another program; unmount it (boot a live "
-				"environment) and retry", env->src);
+	r = hold_pair(R);
 	if (r < 0)
-		return set_why(&env->why, r, "cannot open the source '%s': %s", env->src, strerror(-r));
-	r = open_disk(env->tgt, true, &tfd, &tbytes, &tlba, &tblk);
-	if (r == -EBUSY)
-		return set_why(&env->why, r, "the target '%s' is mounted or held by another program; unmount it and retry",
-			       env->tgt);
-	if (r < 0)
-		return set_why(&env->why, r, "cannot open the target '%s' for writing: %s", env->tgt, strerror(-r));
+		return r;
+	if ((r = fd_geometry(R->sh.fd, &sbytes, &slba, &sblk)) < 0)
+		return set_why(&env->why, r, "cannot read the size of the source '%s': %s", env->src, strerror(-r));
+	if ((r = fd_geometry(R->th.fd, &tbytes, &tlba, &tblk)) < 0)
+		return set_why(&env->why, r, "cannot read the size of the target '%s': %s", env->tgt, strerror(-r));
 	if (sbytes != p->src_geo.bytes)
 		return set_why(&env->why, -ESTALE, "the source '%s' is %" PRIu64 " bytes, the plan was made for %" PRIu64
 				"; re-run 'swaptool plan'", env->src, sbytes, p->src_geo.bytes);
@@ -247,7 +273,8 @@ static int act_check(struct run *R)
 		_cleanup_free_ char *w = NULL;
 		char fp[65];
 
-		r = disk_open(env->src, p->src_geo.lba_size, &d, &w);
+		/* the held inode, by its /proc name: the fingerprint is of what will be read */
+		r = disk_open(R->sh.proc, p->src_geo.lba_size, &d, &w);
 		if (r < 0)
 			return set_why(&env->why, r, "cannot read the source '%s': %s", env->src, w ? w : strerror(-r));
 		r = layout_analyze(&d, p->tgt_geo.bytes, p->tgt_geo.lba_size, &l, &w);
@@ -278,7 +305,6 @@ static int act_check(struct run *R)
 					    " blocks on the source first; pass --shrink-source (resize2fs, with an undo file)",
 					    pp->number, l.fs[i].ext.block_count, pp->new_block_count);
 			else if (pp->is_ext && l.fs[i].ext.block_count > pp->new_block_count) {
-				struct stat us;
 				_cleanup_free_ char *dir = xstrdup(env->undo ? env->undo : "");
 				char *slash = strrchr(dir, '/');
 
@@ -289,8 +315,7 @@ static int act_check(struct run *R)
 				else if (access(env->undo, F_OK) == 0)
 					r = set_why(&env->why, -EEXIST, "the undo file '%s' exists (it may be the only way back from an "
 							"earlier shrink); move it away or name another with --undo", env->undo);
-				else if (stat(slash ? (*dir ? dir : "/") : ".", &us) == 0 && sblk &&
-					 whole_disk(us.st_dev) == whole_disk(ss.st_rdev))
+				else if (undo_on_source(R, slash ? (*dir ? dir : "/") : "."))
 					r = set_why(&env->why, -EXDEV, "the undo file '%s' is on the source; put it on another device",
 						    env->undo);
 			}
@@ -424,7 +449,7 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 			return set_why(&env->why, r, "cannot keep the tail of '%s' in '%s': %s", env->src, tail, strerror(-r));
 	}
 	env->source_touched = true;
-	r = run_tool(argv, &out);
+	r = run_tool_held(&R->sh, argv, &out);
 	if (image) {
 		_cleanup_close_ int sfd = open(env->src, O_RDWR | O_CLOEXEC), tfd = open(tail, O_RDONLY | O_CLOEXEC);
 		int q;
@@ -460,22 +485,27 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 	return 0;
 }
 
+/* The held pair for a copy; the check is made again on them right before the target's first
+ * byte changes (a loop device attached over the target since the first check is caught here). */
 static int open_pair(struct run *R, int *sfd, int *tfd)
 {
-	uint64_t b;
-	uint32_t l;
-	bool blk;
 	int r;
 
-	r = open_disk(R->env->src, false, sfd, &b, &l, &blk);
-	if (r < 0)
-		return set_why(&R->env->why, r, "cannot open the source '%s': %s", R->env->src, strerror(-r));
-	r = open_disk(R->env->tgt, true, tfd, &b, &l, &blk);
-	if (r < 0)
-		return set_why(&R->env->why, r, "cannot open the target '%s': %s", R->env->tgt, strerror(-r));
+	*sfd = held(R, &R->sh);
+	if (*sfd < 0)
+		return *sfd;
+	*tfd = held(R, &R->th);
+	if (*tfd < 0)
+		return *tfd;
 	/* Mark the target incomplete before its first byte changes: with no table on it, an
 	 * interrupted clone leaves a disk nothing will boot or mount, and a rerun starts over. */
 	if (!R->wiped) {
+		r = check_pair(R, *sfd, *tfd);
+		if (r < 0) {
+			/* nothing written to the target; "nothing written" unless a shrink ran */
+			R->env->refusal = !R->env->source_touched;
+			return r;
+		}
 		r = gpt_wipe(*tfd, R->p->tgt_geo.lba_size, R->p->tgt_geo.lba_count);
 		if (r < 0)
 			return set_why(&R->env->why, r, "cannot wipe the table of the target '%s': %s", R->env->tgt,
@@ -499,7 +529,7 @@ static char *copy_detail(const struct copy_stats *st)
 
 static int act_copy(struct run *R, const struct plan_action *a)
 {
-	_cleanup_close_ int sfd = -1, tfd = -1;
+	int sfd = -1, tfd = -1; /* held: closed when the run ends */
 	_cleanup_free_ char *w = NULL;
 	struct copy_stats st = { 0 };
 	int r;
@@ -510,7 +540,7 @@ static int act_copy(struct run *R, const struct plan_action *a)
 	if (a->kind == PA_COPY_RAW)
 		r = fscopy_raw(sfd, a->src_offset, tfd, a->tgt_offset, a->bytes, &R->env->copy, &st);
 	else
-		r = fscopy_ext(R->env->src, sfd, a->src_offset, tfd, a->tgt_offset, a->bytes, &R->env->copy, &st, &w);
+		r = fscopy_ext(R->sh.proc, sfd, a->src_offset, tfd, a->tgt_offset, a->bytes, &R->env->copy, &st, &w);
 	if (r == -EINTR)
 		return set_why(&R->env->why, r, "interrupted while copying partition %u; the target has no table, rerun "
 				"the clone to start over", a->part);
@@ -522,7 +552,8 @@ static int act_copy(struct run *R, const struct plan_action *a)
 
 static int act_grow(struct run *R, const struct plan_action *a)
 {
-	_cleanup_free_ char *dev = fs_path(R->env->tgt, a->tgt_offset), *out = NULL, *w = NULL;
+	/* the held target by its /proc name: the tools write the inode that was checked */
+	_cleanup_free_ char *dev = fs_path(R->th.proc, a->tgt_offset), *out = NULL, *w = NULL;
 	_cleanup_free_ char *n = xasprintf("%" PRIu64, a->blocks_to);
 	char *fsck[] = { "e2fsck", "-fy", dev, NULL };
 	char *rs[] = { "resize2fs", dev, n, NULL };
@@ -531,17 +562,17 @@ static int act_grow(struct run *R, const struct plan_action *a)
 
 	/* e2fsck -fy first: resize2fs insists on a check after the last mount, and the copy
 	 * carries the source's mount time. It only writes the target. */
-	r = run_tool(fsck, &out);
+	r = run_tool_held(&R->th, fsck, &out);
 	if (r != 0 && r != 1)
 		return set_why(&R->env->why, -EIO, "e2fsck of partition %u on the target failed (exit %d): %s", a->part, r,
 			       last_line(out));
 	free(out);
 	out = NULL;
-	r = run_tool(rs, &out);
+	r = run_tool_held(&R->th, rs, &out);
 	if (r != 0)
 		return set_why(&R->env->why, -EIO, "resize2fs of partition %u on the target failed (exit %d): %s", a->part, r,
 			       last_line(out));
-	r = ext_blocks(R->env->tgt, a->tgt_offset, &blocks, NULL, &w);
+	r = ext_blocks(R->th.proc, a->tgt_offset, &blocks, NULL, &w);
 	if (r < 0 || blocks != a->blocks_to)
 		return set_why(&R->env->why, -EIO, "partition %u on the target has %" PRIu64 " blocks after the grow, not %" PRIu64,
 			       a->part, blocks, a->blocks_to);
@@ -551,17 +582,13 @@ static int act_grow(struct run *R, const struct plan_action *a)
 
 static int act_write_table(struct run *R)
 {
-	_cleanup_close_ int tfd = -1;
 	_cleanup_free_ char *w = NULL;
 	struct gpt_new t;
-	uint64_t b;
-	uint32_t l;
-	bool blk;
-	int r;
+	int tfd, r;
 
-	r = open_disk(R->env->tgt, true, &tfd, &b, &l, &blk);
-	if (r < 0)
-		return set_why(&R->env->why, r, "cannot open the target '%s': %s", R->env->tgt, strerror(-r));
+	tfd = held(R, &R->th);
+	if (tfd < 0)
+		return tfd;
 	plan_gpt(R->p, &t);
 	r = gpt_write(tfd, R->env->tgt, &t, &w);
 	free(t.parts);
@@ -684,7 +711,7 @@ static int act_verify(struct run *R)
 {
 	json_object *checks = json_object_new_array();
 	bool ok;
-	int r = plan_verify_target(R->p, R->env->tgt, checks, &ok);
+	int r = plan_verify_target(R->p, R->th.anchor >= 0 ? R->th.proc : R->env->tgt, checks, &ok);
 	size_t n = json_object_array_length(checks), failed = 0;
 	const char *first = NULL;
 
@@ -709,7 +736,7 @@ static int act_verify(struct run *R)
 
 int plan_apply(const struct plan *p, struct plan_env *env)
 {
-	struct run R = { .p = p, .env = env };
+	struct run R = { .p = p, .env = env, .sh = IDENT_HOLD_INIT, .th = IDENT_HOLD_INIT };
 	int r = 0;
 
 	if (!p->clone_possible || !p->nacts)
@@ -752,6 +779,8 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 			break;
 	}
 	free(R.detail);
+	ident_hold_close(&R.sh);
+	ident_hold_close(&R.th);
 	return r;
 }
 

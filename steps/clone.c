@@ -2,11 +2,13 @@
 /* clone: path 2 on real disks (or image files), the same executor as plan --rehearse. */
 #include "steps.h"
 
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <time.h>
 
 #include "disk.h"
+#include "ident.h"
 #include "layout.h"
 #include "plan.h"
 #include "size.h"
@@ -122,8 +124,29 @@ static void clone_done(void *ud, size_t i, const struct plan_action *a, int r, d
 	json_object_array_add(u->actions, o);
 }
 
-/* The fingerprint the operator agreed to: --fingerprint, else the one `swaptool plan` saved. */
-static int expected_fingerprint(struct ctx *ctx, const struct clone_args *a, const struct plan *p, bool *checked)
+/* Whether the saved plan was made for this source: by identity (ident.h), never by the text of
+ * the path ("./disk.img" and "disk.img" are one file, /dev/loop0 over it too). A record from
+ * before identities were saved is matched through its path, opened now. */
+static bool plan_is_for(json_object *src, const char *key)
+{
+	const char *saved = jget_str(src, "identity"), *path = jget_str(src, "path");
+	_cleanup_free_ char *now = NULL;
+	_cleanup_close_ int fd = -1;
+
+	if (!key)
+		return false;
+	if (saved)
+		return ident_key_same(saved, key);
+	if (!path)
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	return fd >= 0 && ident_key_fd(fd, &now) == 0 && ident_key_same(now, key);
+}
+
+/* The fingerprint the operator agreed to: --fingerprint, else the one `swaptool plan` saved for
+ * this source (`key`: its identity). */
+static int expected_fingerprint(struct ctx *ctx, const struct clone_args *a, const struct plan *p, const char *key,
+				bool *checked)
 {
 	_cleanup_(json_object_putp) json_object *saved = NULL;
 	const char *want = a->fingerprint;
@@ -132,7 +155,7 @@ static int expected_fingerprint(struct ctx *ctx, const struct clone_args *a, con
 	if (!want && record_load(ctx->state_dir, "plan", &saved) == 0) {
 		json_object *src = jget(jget(saved, "plan"), "source");
 
-		if (streq(jget_str(src, "path"), a->source)) {
+		if (plan_is_for(src, key)) {
 			uint64_t planned = jget_u64(jget(jget(saved, "plan"), "target"), "size_bytes");
 			char b[2][32];
 
@@ -162,7 +185,7 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	struct clone_args a;
 	_cleanup_(disk_closep) struct disk src = { .fd = -1 };
-	_cleanup_free_ char *undo = NULL;
+	_cleanup_free_ char *undo = NULL, *key = NULL, *why = NULL;
 	struct layout l = { 0 };
 	struct plan p = { 0 };
 	struct plan_env env = { 0 };
@@ -183,10 +206,16 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	if (access(a.target, F_OK) != 0)
 		return ctx_error(ctx, EXIT_FAILED, "the target '%s' does not exist; name the new drive (or create the image "
 						   "at its exact size)", a.target);
-	if (plan_overlaps(a.source, a.target))
-		return ctx_error(ctx, EXIT_FAILED, "the target '%s' is the source '%s' or overlaps it; name the new drive",
-				 a.target, a.source);
+	r = plan_overlaps(a.source, a.target, &why);
+	if (r > 0)
+		return ctx_error(ctx, EXIT_FAILED, "the target '%s' is the source '%s' or overlaps it (%s); name the new drive",
+				 a.target, a.source, why);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "cannot tell whether the target '%s' overlaps the source '%s': %s",
+				 a.target, a.source, why ? why : strerror(-r));
 	r = plan_for(ctx, a.source, a.image_lba_size, a.target, a.target_lba_size, NULL, &src, &l, &p);
+	if (r == 0 && src.fd >= 0)
+		(void)ident_key_fd(src.fd, &key);
 	disk_close(&src);
 	if (r)
 		goto out;
@@ -194,7 +223,7 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		r = ctx_error(ctx, EXIT_FAILED, "path 2 is not possible: %s; follow path 1 of 'swaptool plan'", p.clone_why);
 		goto out;
 	}
-	r = expected_fingerprint(ctx, &a, &p, &fp_checked);
+	r = expected_fingerprint(ctx, &a, &p, key, &fp_checked);
 	if (r)
 		goto out;
 	undo = a.undo ? xstrdup(a.undo) : xasprintf("%s/resize2fs-%s.e2undo", ctx->state_dir, p.fingerprint);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "disk.h"
+#include "ident.h"
 #include "layout.h"
 #include "plan.h"
 #include "size.h"
@@ -128,6 +129,13 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		return r;
 	}
 	pj = plan_json(&p);
+	{
+		/* who the source is, so that clone matches this plan by identity, not by path text */
+		_cleanup_free_ char *key = NULL;
+
+		if (src.fd >= 0 && ident_key_fd(src.fd, &key) == 0)
+			jset_str(jget(pj, "source"), "identity", key);
+	}
 	if (a.path)
 		jset_str(pj, "path_shown", a.path);
 	jset_str(rec->root, "fingerprint", p.fingerprint);
