@@ -32,7 +32,7 @@ INI
 T0=$(date +%s)
 got=0
 timeout 40 "$SWAPTOOL" --json --state "$STATE" --profile "$TMP/daemon.ini" accept "$F" "${Q[@]}" \
-	--gate leaves='setsid sleep '$S3' & echo started' >"$TMP/out" 2>"$TMP/err" || got=$?
+	--gate leaves='setsid sleep '$S3' & sleep 0.3; echo started' >"$TMP/out" 2>"$TMP/err" || got=$?
 T1=$(date +%s)
 OUT=$(cat "$TMP/out")
 [ "$got" != 124 ] || fail "accept still waiting 40 s after a 2 s gate timeout (a setsid child holds its output)"
