@@ -27,6 +27,13 @@ run 3 "$SWAPTOOL" --json "${R[@]}" --out "$TMP/perm"
 jeq '.error.exit_code' 3
 chmod 600 "$TMP/key"
 run 0 "$SWAPTOOL" "${R[@]}" --out "$TMP/perm" --identity t@x
+# a FIFO or a directory given as the key: refused at once, not waited on
+mkfifo -m 600 "$TMP/fifo-key"
+got=0
+timeout 10 "$SWAPTOOL" --state "$STATE" report --key "$TMP/fifo-key" --out "$TMP/fifo" >"$TMP/out" 2>"$TMP/err" || got=$?
+[ "$got" = 3 ] || fail "a FIFO as the key: exit $got, expected 3"
+grep -q "not a regular file" "$TMP/err" || fail "a FIFO as the key: $(cat "$TMP/err")"
+run 3 "$SWAPTOOL" --state "$STATE" report --key "$TMP" --out "$TMP/dir"
 ok "private key readable by group or others: exit 3, nothing written"
 
 # ---- --identity: only a plain principal, never a pattern or control characters ----
