@@ -134,6 +134,8 @@ static const char *path_bad(const char *v)
 		if (v[1] == '\0' || v[2] == '\0')
 			return NULL;
 		v += 2;
+		if (*v == '/') /* "~//x": the home joined with "/x" holds an empty component */
+			return "empty path component";
 	}
 	while (*v == '/')
 		v++;

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/random.h>
 #include <sys/wait.h>

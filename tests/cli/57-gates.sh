@@ -108,6 +108,7 @@ bad_profile '[backup]\npath = /etc/../root/.ssh\n' "bad path '/etc/../root/.ssh'
 bad_profile '[backup]\npath = /\n' "the whole root"
 bad_profile '[backup]\nrequired = ~nv/key\n' "'~user' is not supported"
 bad_profile '[refetch]\npath = ~/a//b\n' "empty path component"
+bad_profile '[backup]\npath = ~//etc\n' "empty path component"
 bad_profile '[backup]\nfstab = /etc/./fstab\n' "'.' component"
 bad_profile '[backup]\npath = /etc/\001x\n' "control character"
 bad_profile 'key = value\n' "unknown section []"
