@@ -143,7 +143,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 	uint64_t grace = o->grace_ns ? o->grace_ns : PROC_GRACE_NS, drain = o->drain_ns ? o->drain_ns : PROC_DRAIN_NS;
 	size_t cap = o->tail_cap ? o->tail_cap : 4096;
 	int pfd[2] = { -1, -1 }, efd[2] = { -1, -1 }, was_subreaper = 0, status = 0;
-	uint64_t t0 = mono_ns(), kill_at = 0, read_until = UINT64_MAX, last_tick = t0;
+	uint64_t t0 = mono_ns(), kill_at = 0, read_until = UINT64_MAX, last_tick = t0, last_reap = t0;
 	bool reading = true, leader_done = false, term_sent = false, kill_sent = false;
 	char *tail;
 	size_t tlen = 0;
@@ -200,6 +200,17 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 			/* what holds the pipe now escaped the group: stop reading, do not wait for it */
 			res->output_cut = true;
 			reading = false;
+		}
+		if (o->reap_escaped && now - last_reap >= 1000000000ULL) {
+			/* orphans re-parented to us that ended: reap them as init would, or a long gate that
+			 * leaves many behind would fill the process table with our zombies */
+			pid_t kids[256];
+			size_t nk = children(kids, ARRAY_SIZE(kids));
+
+			for (size_t i = 0; i < nk; i++)
+				if (kids[i] != pid)
+					waitpid(kids[i], NULL, WNOHANG);
+			last_reap = now;
 		}
 		if (o->tick && now - last_tick >= 200000000ULL) {
 			o->tick(o->tick_arg, now - t0);

@@ -103,6 +103,14 @@ int main(void)
 	proc_result_free(&res);
 	CHECK(!alive(marker));
 
+	/* orphans that end while the command runs are reaped as they go, not kept as zombies */
+	struct proc_opts zo = { .shell = "for i in 1 2 3 4 5 6 7 8 9 10; do sh -c 'sleep 0 &'; done; sleep 2.5",
+				.reap_escaped = true };
+	CHECK(proc_run(&zo, &res) == 0);
+	CHECK_U64(proc_exit_code(&res), 0);
+	CHECK_U64(res.escaped, 0);
+	proc_result_free(&res);
+
 	/* *stop ends it like a timeout, marked as stopped */
 	volatile sig_atomic_t stop = 1;
 	struct proc_opts st = { .shell = "sleep 30", .stop = &stop };
