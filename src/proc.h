@@ -23,8 +23,9 @@ struct proc_opts {
 	size_t tail_cap;       /* bytes of output kept (stdout and stderr together); 0: 4096 */
 	volatile sig_atomic_t *stop; /* stop the command when *stop turns nonzero (SIGINT) */
 	/* Kill the processes that escaped the group (setsid, daemons): the caller becomes a child
-	 * subreaper during the run, so they are re-parented to it, and every child of the caller
-	 * left at the end is killed. Only for callers that have no other child processes. */
+	 * subreaper during the run, so they are re-parented to it (and reaped when they end), and
+	 * every child of the caller left at the end is killed. Only for callers that have no other
+	 * child processes. */
 	bool reap_escaped;
 	/* Called about every 200 ms while the command runs (a progress line), may be NULL. */
 	void (*tick)(void *arg, uint64_t elapsed_ns);
