@@ -64,10 +64,10 @@ static const struct step steps[] = {
 	  "swaptool accept FILE|DEVICE [options]\n"
 	  "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only\n"
 	  "  --working-set SIZE     centered working set (default 98G from the profile)\n"
-	  "  --duration S           measured seconds of each random run (profile: 15 and 20)\n"
+	  "  --duration S           measured seconds of each random run, 1-86400 (profile: 15 and 20)\n"
 	  "  --ramp S               seconds excluded before measuring (default 2)\n"
-	  "  --inflight N[,N...]    reads in flight of the random runs (default 16,64)\n"
-	  "  --threads N            rings, one per thread (default: one per core)\n"
+	  "  --inflight N[,N...]    reads in flight of the random runs, 1-4096 (default 16,64)\n"
+	  "  --threads N            rings, one per thread, 1-1024 (default: one per core)\n"
 	  "  --seq-bytes SIZE       bytes of the 1 MiB sequential run (default 4G); --no-seq skips it\n"
 	  "  --sweep SIZE,SIZE...   also run at these working sets: the collapse curve, with a chart\n"
 	  "  --gate NAME=COMMAND    an engine gate run with sh -c: pass on exit 0 (repeatable)\n"
@@ -76,11 +76,12 @@ static const struct step steps[] = {
 	  step_accept_run, step_accept_render, STEP_SAVES_RECORD },
 	{ "report", "one signed report (report.json + SSHSIG, report.txt, report.html) from the step records",
 	  "swaptool report [--key FILE] [--out DIR] [--identity NAME] [--no-sign]\n"
-	  "  --key FILE        OpenSSH ed25519 private key; an encrypted one signs through ssh-agent\n"
-	  "                    (default as root: /etc/ssh/ssh_host_ed25519_key)\n"
+	  "  --key FILE        OpenSSH ed25519 private key, mode 0600 or stricter; an encrypted one signs\n"
+	  "                    through ssh-agent (default as root: /etc/ssh/ssh_host_ed25519_key)\n"
 	  "  --out DIR         where report.json, report.json.sig, allowed_signers, report.txt and\n"
 	  "                    report.html go (default: STATE/report)\n"
-	  "  --identity NAME   the signer's principal in allowed_signers (default: swaptool@HOST)\n"
+	  "  --identity NAME   the signer's principal in allowed_signers (default: swaptool@HOST);\n"
+	  "                    letters, digits and . _ - @ + only\n"
 	  "  --no-sign         write the report without a signature\n",
 	  step_report_run, step_report_render, STEP_SAVES_RECORD },
 	{ "verify-report", "check a report's SSH signature, its signer and its record hashes",

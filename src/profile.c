@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The profile: the incident's defaults, overridden by an INI file parsed with libinih. */
+/* The profile: the incident's defaults, overridden by an INI file (its own small parser: see parse_profile). */
 #include "util.h"
 #include "profile.h"
 #include "size.h"
 
-#include <ini.h>
+#include <fcntl.h>
 #include <strings.h>
+#include <sys/stat.h>
+
+#include "manifest.h"
 
 void strlist_add(struct strlist *l, const char *s)
 {
@@ -91,8 +94,7 @@ static void profile_defaults(struct profile *p)
 struct parse_state {
 	struct profile *p;
 	const char *file;
-	FILE *f;
-	unsigned line; /* libinih in Debian is built without line numbers: the reader counts them */
+	unsigned line; /* the line of the handler call */
 	char *err;
 	/* Sections whose lists the file replaces: the first key of a list empties the default. */
 	bool replaced_backup, replaced_required, replaced_refetch, replaced_fstab;
@@ -115,6 +117,60 @@ static int parse_size_value(const char *v, uint64_t *out)
 {
 	const char *why;
 	return size_parse(v, 512, out, &why);
+}
+
+/* A path of the profile's lists: "/REL", "~" or "~/REL" (REL also alone, taken from /), where REL
+ * is what backup, verify and restore take below the root: no '.', '..' or empty component, no
+ * control character. NULL when good, else why not. */
+static const char *path_bad(const char *v)
+{
+	_cleanup_free_ char *rel = NULL;
+	const char *why = NULL;
+	size_t n;
+
+	if (v[0] == '~') {
+		if (v[1] != '\0' && v[1] != '/')
+			return "only '~' and '~/' name the node user's home ('~user' is not supported)";
+		if (v[1] == '\0' || v[2] == '\0')
+			return NULL;
+		v += 2;
+		if (*v == '/') /* "~//x": the home joined with "/x" holds an empty component */
+			return "empty path component";
+	}
+	while (*v == '/')
+		v++;
+	rel = xstrdup(v);
+	n = strlen(rel);
+	while (n > 0 && rel[n - 1] == '/')
+		rel[--n] = '\0';
+	if (!n)
+		return "it names the whole root";
+	return path_check(rel, &why) < 0 ? why : NULL;
+}
+
+static int bad_path(struct parse_state *s, unsigned line, const char *section, const char *key, const char *v,
+		    const char *why)
+{
+	if (!s->err)
+		s->err = xasprintf("%s:%u: bad path '%s' for '%s' in [%s]: %s; give /PATH or ~/PATH", s->file, line, v,
+				   key, section, why);
+	return 0;
+}
+
+/* A whole number in [min, max] for `key`; 0 (and the error set) when not. */
+static int range_key(struct parse_state *s, unsigned line, const char *section, const char *key, const char *v,
+		     uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t n;
+
+	if (parse_u64_value(v, &n) < 0 || n < min || n > max) {
+		if (!s->err)
+			s->err = xasprintf("%s:%u: '%s' in [%s] must be a whole number from %" PRIu64 " to %" PRIu64
+					   ", not '%s'", s->file, line, key, section, min, max, v);
+		return 0;
+	}
+	*out = n;
+	return 1;
 }
 
 static void list_key(struct strlist *l, bool *replaced, const char *v)
@@ -141,15 +197,17 @@ static int handle_run(struct parse_state *s, unsigned line, const char *section,
 			return bad(s, line, section, key, "bad value (randread|seqread) for");
 		return 1;
 	}
+	if (streq(key, "inflight")) {
+		if (!range_key(s, line, section, key, v, 1, PROFILE_MAX_INFLIGHT, &n))
+			return 0;
+		r->inflight = (unsigned)n;
+		return 1;
+	}
+	if (streq(key, "duration"))
+		return range_key(s, line, section, key, v, 1, PROFILE_MAX_SECONDS, &r->duration_s);
 	if (parse_u64_value(v, &n) < 0)
 		return bad(s, line, section, key, "not a whole number:");
-	if (streq(key, "inflight")) {
-		if (n == 0 || n > 4096)
-			return bad(s, line, section, key, "in-flight count out of 1..4096:");
-		r->inflight = (unsigned)n;
-	} else if (streq(key, "duration"))
-		r->duration_s = n;
-	else if (streq(key, "min_iops"))
+	if (streq(key, "min_iops"))
 		r->min_iops = n;
 	else if (streq(key, "max_p50_us"))
 		r->max_p50_us = n;
@@ -191,17 +249,6 @@ static int handle_drive(struct parse_state *s, unsigned line, const char *sectio
 	return 1;
 }
 
-/* libinih calls the reader once per line, so counting calls gives the line of the next handler call. */
-static char *reader(char *buf, int size, void *user)
-{
-	struct parse_state *s = user;
-	char *r = fgets(buf, size, s->f);
-
-	if (r)
-		s->line++;
-	return r;
-}
-
 static int handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse_state *s = user;
@@ -213,6 +260,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 		return 0;
 	if (!key) /* a section header alone */
 		return 1;
+	if ((streq(section, "backup") || streq(section, "refetch")) && !streq(key, "minutes")) {
+		const char *why = path_bad(v);
+
+		if (why && (streq(key, "path") || streq(key, "required") || streq(key, "fstab")))
+			return bad_path(s, line, section, key, v, why);
+	}
 	if (streq(section, "backup")) {
 		if (streq(key, "path"))
 			list_key(&p->backup_paths, &s->replaced_backup, v);
@@ -236,13 +289,19 @@ static int handler(void *user, const char *section, const char *key, const char 
 	}
 	if (streq(section, "accept")) {
 		if (streq(key, "working_set") || streq(key, "seq_bytes")) {
+			bool ws = streq(key, "working_set");
+
 			if (parse_size_value(v, &n) < 0)
 				return bad(s, line, section, key, "bad size (e.g. 98GiB) for");
-			*(streq(key, "working_set") ? &p->working_set : &p->seq_bytes) = n;
-		} else if (streq(key, "ramp") || streq(key, "busy_threshold_iops")) {
-			if (parse_u64_value(v, &n) < 0)
+			/* one 4 KiB random read; one 1 MiB sequential read */
+			if (n < (ws ? 4096u : 1u << 20))
+				return bad(s, line, section, key, ws ? "size below 4KiB for" : "size below 1MiB for");
+			*(ws ? &p->working_set : &p->seq_bytes) = n;
+		} else if (streq(key, "ramp"))
+			return range_key(s, line, section, key, v, 0, PROFILE_MAX_SECONDS, &p->ramp_s);
+		else if (streq(key, "busy_threshold_iops")) {
+			if (parse_u64_value(v, &p->busy_threshold_iops) < 0)
 				return bad(s, line, section, key, "not a whole number:");
-			*(streq(key, "ramp") ? &p->ramp_s : &p->busy_threshold_iops) = n;
 		} else
 			return bad(s, line, section, key, "unknown key");
 		return 1;
@@ -277,17 +336,140 @@ static int handler(void *user, const char *section, const char *key, const char 
 			g = &p->engine[p->nengine++];
 			*g = (struct engine_gate){ .name = xstrdup(section + 7), .timeout_s = 3600 };
 		}
-		if (streq(key, "command"))
+		if (streq(key, "command")) {
+			/* an empty command is `sh -c ''`: exit 0, a gate that passes having run nothing */
+			if (!*v)
+				return bad(s, line, section, key, "empty");
 			set_str(&g->command, v);
-		else if (streq(key, "timeout")) {
-			if (parse_u64_value(v, &g->timeout_s) < 0 || g->timeout_s == 0)
-				return bad(s, line, section, key, "not a positive whole number:");
-		} else
+		} else if (streq(key, "timeout"))
+			return range_key(s, line, section, key, v, 1, PROFILE_MAX_GATE_TIMEOUT, &g->timeout_s);
+		else
 			return bad(s, line, section, key, "unknown key");
 		return 1;
 	}
 	if (!s->err)
 		s->err = xasprintf("%s:%u: unknown section [%s] (key '%s')", s->file, line, section, key);
+	return 0;
+}
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static char *trim(char *b, char *e)
+{
+	while (b < e && blank(*b))
+		b++;
+	while (e > b && blank(e[-1]))
+		e--;
+	*e = '\0';
+	return b;
+}
+
+static int syntax(struct parse_state *s, unsigned line, const char *why)
+{
+	if (!s->err)
+		s->err = xasprintf("%s:%u: %s", s->file, line, why);
+	return -EINVAL;
+}
+
+/*
+ * The profile's INI dialect (swaptool-profile(5)): "[section]", "key = value" (split at the first
+ * '='; spaces around key and value dropped), blank lines, and comments on lines of their own
+ * starting with ';' or '#'. Nothing inside a value is a comment: "true ; /opt/bench" is one
+ * command (libinih took " ;" for an inline comment and ran "true"). No length limit on a line
+ * (libinih cut lines at 200 bytes and read the rest as a line of its own).
+ */
+static int parse_profile(struct parse_state *s, char *text, size_t len)
+{
+	_cleanup_free_ char *section = xstrdup("");
+	char *p = text, *end = text + len;
+
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) /* UTF-8 byte-order mark */
+		p += 3;
+	for (unsigned line = 1; p < end; line++) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), *e = nl ? nl : end, *t, *eq;
+
+		if (e > p && e[-1] == '\r')
+			e--;
+		for (char *c = p; c < e; c++)
+			if (((unsigned char)*c < 0x20 && *c != '\t') || *c == 0x7f)
+				return syntax(s, line, "control character in the line");
+		t = trim(p, e);
+		p = nl ? nl + 1 : end;
+		if (!*t || *t == ';' || *t == '#')
+			continue;
+		if (*t == '[') {
+			size_t n = strlen(t);
+
+			if (t[n - 1] != ']')
+				return syntax(s, line, "a section line is '[NAME]' with nothing after ']'");
+			t[n - 1] = '\0';
+			t = trim(t + 1, t + n - 1);
+			if (!*t)
+				return syntax(s, line, "empty section name '[]'");
+			free(section);
+			section = xstrdup(t);
+			continue;
+		}
+		eq = strchr(t, '=');
+		if (!eq || eq == t)
+			return syntax(s, line, "not a 'key = value' line");
+		*eq = '\0';
+		s->line = line;
+		if (!handler(s, section, trim(t, eq), trim(eq + 1, eq + 1 + strlen(eq + 1))))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The file, without blocking on a FIFO or reading a device: a regular file of at most 1 MiB. */
+static int read_profile(const char *path, char **text, size_t *len, char **err)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t have = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		int r = -errno;
+		*err = xasprintf("cannot open profile '%s': %s", path, strerror(errno));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = xasprintf("profile '%s' is not a regular file; give an INI file (swaptool-profile(5))", path);
+		return -EINVAL;
+	}
+	if (st.st_size > PROFILE_MAX_BYTES) {
+		*err = xasprintf("profile '%s' is larger than 1 MiB: not a profile", path);
+		return -EFBIG;
+	}
+	buf = xcalloc(1, PROFILE_MAX_BYTES + 1);
+	for (;;) {
+		ssize_t n = read(fd, buf + have, PROFILE_MAX_BYTES + 1 - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = -errno;
+			*err = xasprintf("cannot read profile '%s': %s", path, strerror(errno));
+			return r;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		if (have > PROFILE_MAX_BYTES) {
+			*err = xasprintf("profile '%s' is larger than 1 MiB: not a profile", path);
+			return -EFBIG;
+		}
+	}
+	if (memchr(buf, '\0', have)) {
+		*err = xasprintf("profile '%s' holds a NUL byte: not a text file", path);
+		return -EINVAL;
+	}
+	*text = TAKE_PTR(buf);
+	*len = have;
 	return 0;
 }
 
@@ -300,19 +482,17 @@ int profile_load(const char *path, struct profile **out, char **err)
 	*err = NULL;
 	profile_defaults(p);
 	if (path) {
-		FILE *f = fopen(path, "re");
+		_cleanup_free_ char *text = NULL;
+		size_t len = 0;
 
-		if (!f) {
-			r = -errno;
-			*err = xasprintf("cannot open profile '%s': %s", path, strerror(errno));
+		r = read_profile(path, &text, &len, err);
+		if (r < 0) {
 			profile_free(p);
 			return r;
 		}
-		s.f = f;
-		r = ini_parse_stream(reader, &s, handler, &s);
-		fclose(f);
+		r = parse_profile(&s, text, len);
 		if (s.err || r != 0) {
-			*err = s.err ? s.err : xasprintf("%s:%d: not an INI line", path, r);
+			*err = s.err ? s.err : xasprintf("%s: not a profile", path);
 			profile_free(p);
 			return -EINVAL;
 		}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The site profile: backup set, re-fetchable paths, acceptance runs and gates, site commands,
  * extra drive-catalogue entries. Built-in defaults are the incident's values; --profile FILE
- * (INI, parsed with libinih) overrides them. See swaptool-profile(5). */
+ * (INI, see swaptool-profile(5)) overrides them; every value is checked when the file loads. */
 #pragma once
 
 #include <stdbool.h>
@@ -13,6 +13,12 @@ struct strlist {
 };
 void strlist_add(struct strlist *l, const char *s);
 void strlist_clear(struct strlist *l);
+
+/* Limits a profile value is checked against when the profile loads (swaptool-profile(5)). */
+#define PROFILE_MAX_BYTES (1 << 20)
+#define PROFILE_MAX_SECONDS 86400u       /* a run's duration, the ramp: one day */
+#define PROFILE_MAX_INFLIGHT 4096u
+#define PROFILE_MAX_GATE_TIMEOUT 604800u /* an engine gate: one week */
 
 /* One acceptance run and its gate thresholds (0 = no threshold of that kind). */
 struct accept_run {
@@ -76,7 +82,7 @@ struct profile {
 };
 
 /* Load the built-in profile, then `path` over it when not NULL. On a bad file returns
- * -EINVAL and sets *err to "FILE:LINE: unknown key 'x' in [section]" (caller frees). */
+ * -EINVAL (-errno when unreadable) and sets *err to "FILE:LINE: unknown key 'x' in [section]" (caller frees). */
 int profile_load(const char *path, struct profile **out, char **err);
 void profile_free(struct profile *p);
 /* Expand a leading "~/" against `home`; other paths are returned as copies. */

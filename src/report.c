@@ -214,7 +214,164 @@ enum report_verdict report_verdict(json_object *steps, json_object *missing, cha
 	return RV_ACCEPTED;
 }
 
+/* A number as RFC 8785 (ECMAScript's Number::toString) writes it: the shortest digits that read
+ * back as the same double, without exponent from 1e-6 to 1e21. */
+static void canon_number(FILE *f, double d)
+{
+	char buf[40], digits[24];
+	int exp10 = 0, k = 0, n;
+
+	if (!isfinite(d)) { /* not JSON; json-c never parses one */
+		fputs("null", f);
+		return;
+	}
+	if (d == 0) {
+		fputc('0', f);
+		return;
+	}
+	if (d < 0) {
+		fputc('-', f);
+		d = -d;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof(buf), "%.*e", prec - 1, d);
+		if (strtod(buf, NULL) == d)
+			break;
+	}
+	/* buf is "D.DDDDe+XX": the digits and the exponent */
+	for (const char *p = buf; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[k++] = *p;
+	digits[k] = '\0';
+	exp10 = atoi(strchr(buf, 'e') + 1);
+	while (k > 1 && digits[k - 1] == '0')
+		digits[--k] = '\0';
+	n = exp10 + 1; /* the decimal point sits after n digits */
+	if (k <= n && n <= 21) {
+		fputs(digits, f);
+		for (int i = k; i < n; i++)
+			fputc('0', f);
+	} else if (0 < n && n <= 21)
+		fprintf(f, "%.*s.%s", n, digits, digits + n);
+	else if (-6 < n && n <= 0) {
+		fputs("0.", f);
+		for (int i = n; i < 0; i++)
+			fputc('0', f);
+		fputs(digits, f);
+	} else {
+		fputc(digits[0], f);
+		if (k > 1)
+			fprintf(f, ".%s", digits + 1);
+		fprintf(f, "e%c%d", n - 1 < 0 ? '-' : '+', abs(n - 1));
+	}
+}
+
+static void canon_string(FILE *f, const char *s, size_t len)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\b': fputs("\\b", f); break;
+		case '\f': fputs("\\f", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (c < 0x20)
+				fprintf(f, "\\u%04x", c);
+			else
+				fputc(c, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void canon(FILE *f, json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		fputs("null", f);
+		break;
+	case json_type_boolean:
+		fputs(json_object_get_boolean(v) ? "true" : "false", f);
+		break;
+	case json_type_int: {
+		/* as the double it is for any other JSON tool (jq, JavaScript): 2^64-1 and 1.8446744073709552e19 agree */
+		int64_t i = json_object_get_int64(v);
+		canon_number(f, i == INT64_MAX ? (double)json_object_get_uint64(v) : (double)i);
+		break;
+	}
+	case json_type_double:
+		canon_number(f, json_object_get_double(v));
+		break;
+	case json_type_string:
+		canon_string(f, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+		break;
+	case json_type_array:
+		fputc('[', f);
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			if (i)
+				fputc(',', f);
+			canon(f, json_object_array_get_idx(v, i));
+		}
+		fputc(']', f);
+		break;
+	case json_type_object: {
+		size_t n = (size_t)json_object_object_length(v), k = 0;
+		const char **keys = xcalloc(n ? n : 1, sizeof(*keys));
+
+		json_object_object_foreach(v, key, val) {
+			(void)val;
+			keys[k++] = key;
+		}
+		qsort(keys, k, sizeof(*keys), key_cmp);
+		fputc('{', f);
+		for (size_t i = 0; i < k; i++) {
+			if (i)
+				fputc(',', f);
+			canon_string(f, keys[i], strlen(keys[i]));
+			fputc(':', f);
+			canon(f, json_object_object_get(v, keys[i]));
+		}
+		fputc('}', f);
+		free(keys);
+		break;
+	}
+	}
+}
+
+char *report_canonical_json(json_object *v)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		abort();
+	canon(f, v);
+	if (fclose(f) != 0)
+		abort();
+	return text;
+}
+
 int report_record_sha256(json_object *rec, char hex[65])
+{
+	_cleanup_free_ char *text = report_canonical_json(rec);
+
+	return sha256_buf(text, strlen(text), hex);
+}
+
+/* Reports made before REPORT_RECORD_HASH: json-c's plain text of the record (keys in record order). */
+static int record_sha256_jsonc(json_object *rec, char hex[65])
 {
 	const char *text = json_object_to_json_string_ext(rec, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 
@@ -279,6 +436,7 @@ int report_build(const char *state_dir, json_object **out)
 			node = jget_str(jget(steps, report_known_steps[i]), "host");
 		jset_str(rep, "node", node);
 	}
+	jset_str(rep, "record_hash", REPORT_RECORD_HASH);
 	jset_str(rep, "verdict", report_verdict_name(report_verdict(steps, missing, &why)));
 	jset_str(rep, "why", why);
 	json_object_object_add(rep, "missing", missing);
@@ -293,10 +451,18 @@ int report_build(const char *state_dir, json_object **out)
 int report_check_hashes(json_object *report, char **why)
 {
 	json_object *records = jget(report, "records"), *steps = jget(report, "steps");
+	const char *method = jget_str(report, "record_hash");
+	int (*hash)(json_object *, char[65]) = report_record_sha256;
 	size_t n = 0;
 
 	if (!steps || !json_object_is_type(steps, json_type_object) || !json_object_is_type(records, json_type_array)) {
 		*why = xstrdup("the report has no records or steps");
+		return -EBADMSG;
+	}
+	if (!jget(report, "record_hash"))
+		hash = record_sha256_jsonc;
+	else if (!streq(method, REPORT_RECORD_HASH)) {
+		*why = xasprintf("unknown record hash '%s' (this swaptool knows %s)", method ?: "?", REPORT_RECORD_HASH);
 		return -EBADMSG;
 	}
 	for (size_t i = 0; i < jlen(records); i++) {
@@ -309,7 +475,7 @@ int report_check_hashes(json_object *report, char **why)
 			*why = xasprintf("record '%s' is listed but not embedded", step ?: "?");
 			return -EBADMSG;
 		}
-		report_record_sha256(rec, hex);
+		hash(rec, hex);
 		if (!streq(hex, want)) {
 			*why = xasprintf("record '%s' does not match its sha256 (changed after the report was made)", step);
 			return -EBADMSG;
@@ -327,7 +493,62 @@ int report_check_hashes(json_object *report, char **why)
 		}
 		n++;
 	}
+	if (!n) {
+		/* nothing to check a verdict against: a report whose records were all removed */
+		*why = xstrdup("the report embeds no step records");
+		return -EBADMSG;
+	}
 	*why = xasprintf("%zu record hashes match", n);
+	return 0;
+}
+
+int report_check_verdict(json_object *report, char **why)
+{
+	json_object *steps = jget(report, "steps");
+	const char *claimed = jget_str(report, "verdict");
+	_cleanup_free_ char *vwhy = NULL;
+	enum report_verdict v;
+	size_t n = 0;
+
+	if (!steps || !json_object_is_type(steps, json_type_object) || !json_object_object_length(steps)) {
+		*why = xasprintf("the report embeds no step records: its verdict '%s' rests on nothing", claimed ?: "?");
+		return -EBADMSG;
+	}
+	/* each record's own verdict is the worst of its checks (record_finish) */
+	json_object_object_foreach(steps, step, rec) {
+		json_object *checks = jget(rec, "checks");
+		enum status worst = ST_PASS;
+		const char *want;
+
+		if (!json_object_is_type(rec, json_type_object) || (checks && !json_object_is_type(checks, json_type_array))) {
+			*why = xasprintf("record '%s' is not a step record", step);
+			return -EBADMSG;
+		}
+		for (size_t i = 0; i < jlen(checks); i++) {
+			enum status st;
+
+			if (status_parse(jget_str(json_object_array_get_idx(checks, i), "status"), &st) < 0) {
+				*why = xasprintf("record '%s': check %zu has no valid status", step, i + 1);
+				return -EBADMSG;
+			}
+			if (st > worst)
+				worst = st;
+		}
+		want = worst == ST_FAIL ? "fail" : worst == ST_WARN ? "warn" : "pass";
+		if (!streq(jget_str(rec, "verdict"), want)) {
+			*why = xasprintf("record '%s' says '%s' but its checks say '%s'", step, jget_str(rec, "verdict") ?: "?",
+					 want);
+			return -EBADMSG;
+		}
+		n++;
+	}
+	v = report_verdict(steps, NULL, &vwhy);
+	if (!streq(claimed, report_verdict_name(v))) {
+		*why = xasprintf("the report says '%s' but its records say '%s' (%s)", claimed ?: "?", report_verdict_name(v),
+				 vwhy);
+		return -EBADMSG;
+	}
+	*why = xasprintf("'%s' follows from the %zu embedded records (%s)", claimed, n, vwhy);
 	return 0;
 }
 

@@ -39,14 +39,26 @@ const char *report_verdict_name(enum report_verdict v);
  * what is missing; *why (caller frees) one line. */
 enum report_verdict report_verdict(json_object *steps, json_object *missing, char **why);
 
-/* SHA-256 of a record as embedded in the report: json-c's plain serialization (keys in record
- * order, no whitespace, no slash escaping). Re-parsing keeps that text, so it survives report.json. */
+/* How report.json's `record_hash` names the hash of records[].sha256 (a report without the field
+ * predates it: json-c's plain text of the record). */
+#define REPORT_RECORD_HASH "sha256-rfc8785"
+/* The canonical text of a JSON value (RFC 8785, JCS): object keys sorted (by their UTF-8 bytes),
+ * no whitespace, minimal string escapes, numbers as the shortest text of their IEEE double. Any
+ * JSON tool's re-serialisation of the same value (jq ., Python, json-c) gives the same text.
+ * Caller frees. */
+char *report_canonical_json(json_object *v);
+/* SHA-256 of a record's canonical text: what records[].sha256 holds, so a report re-serialised by
+ * another tool (then re-signed, as the signature covers bytes) still matches its records. */
 int report_record_sha256(json_object *rec, char hex[65]);
 
 /* Assemble report.json's object from the records in state_dir. */
 int report_build(const char *state_dir, json_object **out);
-/* Check `records[].sha256` against the embedded `steps`: 0 good, -EBADMSG mismatch (why set). */
+/* Check `records[].sha256` against the embedded `steps`: 0 good, -EBADMSG mismatch or no record
+ * at all (why set). */
 int report_check_hashes(json_object *report, char **why);
+/* Does the report's `verdict` follow from its embedded records (report_verdict, as report made
+ * it), and each record's verdict from its checks? 0 yes; -EBADMSG no, or no record (why set). */
+int report_check_verdict(json_object *report, char **why);
 
 /* Human summary (report.txt) and one self-contained HTML file with inline SVG; caller frees. */
 char *report_text(json_object *report);

@@ -4,10 +4,12 @@
 #include "sign.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <strings.h>
 #include <openssl/evp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 
@@ -378,22 +380,74 @@ int sshkey_parse_public(const char *line, unsigned char pk[ED25519_PK_LEN], cons
 	return parse_pubkey_blob((struct rbuf){ blob, n }, pk, why);
 }
 
+/* The key file through one descriptor: a regular file (a FIFO would block, a device never end) of
+ * at most 1 MiB, and its mode as fstat says it for that same file. */
+static int read_key_file(const char *path, char **text, size_t *len, mode_t *mode)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t have = 0, cap = 1 << 20;
+
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if (st.st_size > (off_t)cap)
+		return -EFBIG;
+	buf = xcalloc(1, cap + 1);
+	for (;;) {
+		ssize_t n = read(fd, buf + have, cap - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = -errno;
+			explicit_bzero(buf, have);
+			return r;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		if (have == cap) {
+			explicit_bzero(buf, have);
+			return -EFBIG;
+		}
+	}
+	*mode = st.st_mode;
+	*len = have;
+	*text = TAKE_PTR(buf);
+	return 0;
+}
+
 int sshkey_load_private(const char *path, struct ssh_key **out, const char **why)
 {
 	_cleanup_free_ char *text = NULL, *pubpath = NULL, *pubtext = NULL;
+	static char perm_why[160];
 	struct ssh_key *k = NULL;
 	size_t len = 0;
+	mode_t mode = 0;
 	int r;
 
-	r = read_file_all(path, 1 << 20, &text, &len);
+	r = read_key_file(path, &text, &len, &mode);
 	if (r < 0) {
-		*why = "cannot read the key file";
+		*why = r == -EINVAL ? "not a regular file" : "cannot read the key file";
 		return r;
 	}
 	r = sshkey_parse_private(text, len, &k, why);
 	explicit_bzero(text, len);
 	if (r < 0)
 		return r;
+	/* ssh-keygen's rule: a private key that group or others may access is not used at all (its
+	 * secret may be known to others, so what it signs proves nothing). */
+	if (mode & 077) {
+		snprintf(perm_why, sizeof(perm_why),
+			 "UNPROTECTED PRIVATE KEY FILE: permissions %04o are too open (group or others may access it); "
+			 "run 'chmod 600' on it", (unsigned)(mode & 07777));
+		*why = perm_why;
+		sshkey_free(k);
+		return -EPERM;
+	}
 	k->path = xstrdup(path);
 	if (k->encrypted) {
 		/* The agent is asked with the public key of FILE.pub, as ssh-keygen -Y sign does. */

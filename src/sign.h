@@ -33,7 +33,8 @@ static inline void sshkey_freep(struct ssh_key **k) { sshkey_free(*k); }
  * Returns -EBADMSG (malformed), -ENOTSUP (not ed25519) with *why a static reason.
  */
 int sshkey_parse_private(const char *text, size_t len, struct ssh_key **out, const char **why);
-/* Load a private key file; for an encrypted one also FILE.pub, which must match. */
+/* Load a private key file (a regular file that group and others cannot access: -EPERM otherwise,
+ * as ssh-keygen refuses it); for an encrypted one also FILE.pub, which must match. */
 int sshkey_load_private(const char *path, struct ssh_key **out, const char **why);
 /* Parse "ssh-ed25519 BASE64 [comment]" (an authorized_keys / .pub line). */
 int sshkey_parse_public(const char *line, unsigned char pk[ED25519_PK_LEN], const char **why);

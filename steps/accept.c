@@ -5,13 +5,13 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/random.h>
 #include <sys/wait.h>
 #include <time.h>
 
 #include "io.h"
+#include "proc.h"
 #include "size.h"
 
 /* Stop a run after this many failed reads: enough offsets to show a pattern, and no 20 s of
@@ -23,6 +23,10 @@
 #define ZERO_SAMPLES 256
 /* Output kept from an engine gate: the end of a bench log says why it failed. */
 #define GATE_TAIL_BYTES 4096
+/* The smallest working set: one 4 KiB read. */
+#define ACCEPT_MIN_WS 4096
+/* An engine gate's --gate timeout (a profile section sets its own). */
+#define GATE_TIMEOUT_S 3600
 
 static volatile sig_atomic_t interrupted;
 
@@ -63,7 +67,7 @@ static int parse_list_u(const char *arg, unsigned *out, size_t max, size_t *n)
 	*n = 0;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
-		if (*n == max || u64_parse(tok, &v, &why) < 0 || v > 4096)
+		if (*n == max || u64_parse(tok, &v, &why) < 0 || v == 0 || v > 4096)
 			return -EINVAL;
 		out[(*n)++] = (unsigned)v;
 	}
@@ -78,22 +82,20 @@ static int parse_list_size(const char *arg, uint64_t *out, size_t max, size_t *n
 
 	*n = 0;
 	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (*n == max || size_parse(tok, 512, &out[(*n)++], &why) < 0)
+		if (*n == max || size_parse(tok, 512, &out[*n], &why) < 0 || out[(*n)++] < ACCEPT_MIN_WS)
 			return -EINVAL;
 	return *n ? 0 : -EINVAL;
 }
 
-/* Seconds: 0 is allowed here (no ramp). */
+/* Seconds from 1 (0 too when zero_ok: no ramp) to 86400: a run of 0 s measures nothing. */
 static int parse_secs(const char *arg, uint64_t *out, bool zero_ok)
 {
 	const char *why;
+	uint64_t v;
 
-	if (zero_ok && streq(arg, "0")) {
-		*out = 0;
-		return 0;
-	}
-	if (u64_parse(arg, out, &why) < 0 || *out > 86400)
+	if (u64_parse(arg, &v, &why) < 0 || v > 86400 || (v == 0 && !zero_ok))
 		return -EINVAL;
+	*out = v;
 	return 0;
 }
 
@@ -226,78 +228,62 @@ static int do_run(const struct ctx *ctx, const struct io_target *t, const struct
 	return 0;
 }
 
-/* Run an engine gate with sh -c in its own process group, keep the tail of its output. */
+static void on_gate_tick(void *arg, uint64_t elapsed_ns)
+{
+	const struct prog *g = arg;
+
+	out_progress(g->ctx, "accept: engine gate '%s' running: %" PRIu64 " s", g->run, elapsed_ns / 1000000000u);
+}
+
+/* Run an engine gate with sh -c in its own process group (src/proc.c): at its timeout the whole
+ * group is stopped, and reading its output stops too, so a daemon it leaves behind (setsid) cannot
+ * hold accept; what escaped the group is killed when the gate ends. */
 static json_object *run_engine_gate(const struct ctx *ctx, const struct engine_gate *g, bool *pass)
 {
 	json_object *o = json_object_new_object();
-	int pfd[2], status = 0;
-	pid_t pid;
-	uint64_t t0 = io_mono_ns(), deadline = t0 + g->timeout_s * 1000000000ULL;
-	char tail[GATE_TAIL_BYTES];
-	size_t tlen = 0;
-	bool timed_out = false, eof = false, killed = false;
+	struct prog tick = { .ctx = ctx, .run = g->name };
+	struct proc_opts po = {
+		.shell = g->command,
+		.timeout_ns = g->timeout_s * 1000000000ULL,
+		.tail_cap = GATE_TAIL_BYTES,
+		.stop = &interrupted,
+		.reap_escaped = true,
+		.tick = on_gate_tick,
+		.tick_arg = &tick,
+	};
+	struct proc_result res;
+	int r;
 
 	*pass = false;
 	jset_str(o, "name", g->name);
 	jset_str(o, "command", g->command);
 	jset_u64(o, "timeout_s", g->timeout_s);
-	if (pipe2(pfd, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
-		jset_str(o, "error", strerror(errno));
+	out_progress(ctx, "accept: engine gate '%s' running", g->name);
+	r = proc_run(&po, &res);
+	out_progress_end(ctx);
+	if (r < 0) {
+		jset_str(o, "error", strerror(-r));
+		jset_str(o, "status", "fail");
 		return o;
 	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		dup2(pfd[1], STDOUT_FILENO);
-		dup2(pfd[1], STDERR_FILENO);
-		signal(SIGINT, SIG_DFL);
-		execl("/bin/sh", "sh", "-c", g->command, (char *)NULL);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	close(pfd[1]);
-	out_progress(ctx, "accept: engine gate '%s' running", g->name);
-	while (!eof) {
-		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
-		uint64_t now = io_mono_ns();
-		char buf[1024];
-		ssize_t n;
-
-		if (!killed && (now >= deadline || interrupted)) {
-			timed_out = !interrupted;
-			kill(-pid, SIGTERM);
-			killed = true;
-			deadline = now + 5000000000ULL; /* 5 s grace, then SIGKILL */
-		} else if (killed && now >= deadline) {
-			kill(-pid, SIGKILL);
-			deadline = UINT64_MAX;
-		}
-		if (poll(&p, 1, 200) <= 0)
-			continue;
-		n = read(pfd[0], buf, sizeof(buf));
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			eof = true;
-			break;
-		}
-		tail_append(tail, sizeof(tail), &tlen, buf, (size_t)n);
-	}
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		if (interrupted)
-			kill(-pid, SIGKILL);
-	out_progress_end(ctx);
-	jset_double(o, "duration_s", round((double)(io_mono_ns() - t0) / 1e6) / 1e3);
-	jset_bool(o, "timed_out", timed_out);
-	if (WIFEXITED(status))
-		jset_i64(o, "exit_code", WEXITSTATUS(status));
+	jset_double(o, "duration_s", round((double)res.elapsed_ns / 1e6) / 1e3);
+	jset_bool(o, "timed_out", res.timed_out);
+	if (WIFEXITED(res.status))
+		jset_i64(o, "exit_code", WEXITSTATUS(res.status));
 	else {
 		json_object_object_add(o, "exit_code", NULL);
-		jset_i64(o, "signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+		jset_i64(o, "signal", WIFSIGNALED(res.status) ? WTERMSIG(res.status) : 0);
 	}
-	json_object_object_add(o, "output_tail", json_object_new_string_len(tail, (int)tlen));
-	*pass = !timed_out && !killed && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	if (res.exec_errno)
+		jset_str(o, "error", strerror(res.exec_errno));
+	/* the gate left processes that held its output or escaped its group: they were killed */
+	jset_bool(o, "output_cut", res.output_cut);
+	jset_u64(o, "escaped_killed", res.escaped);
+	json_object_object_add(o, "output_tail", json_object_new_string_len(res.tail, (int)res.tail_len));
+	*pass = !res.timed_out && !res.stopped && !res.exec_errno && WIFEXITED(res.status) &&
+		WEXITSTATUS(res.status) == 0;
 	jset_str(o, "status", *pass ? "pass" : "fail");
+	proc_result_free(&res);
 	return o;
 }
 
@@ -388,9 +374,9 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
-			if (size_parse(optarg, 512, &o.working_set, &why) < 0)
-				return ctx_error(ctx, EXIT_USAGE, "bad --working-set '%s': %s; e.g. --working-set 98G",
-						 optarg, why);
+			if (size_parse(optarg, 512, &o.working_set, &why) < 0 || o.working_set < ACCEPT_MIN_WS)
+				return ctx_error(ctx, EXIT_USAGE, "bad --working-set '%s': %s; at least 4K, e.g. --working-set 98G",
+						 optarg, why ? why : "smaller than one 4 KiB read");
 			break;
 		case 'd':
 			if (parse_secs(optarg, &o.duration_s, false) < 0)
@@ -408,7 +394,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 						 optarg);
 			break;
 		case 't':
-			if (u64_parse(optarg, &v, &why) < 0 || v > 1024)
+			if (u64_parse(optarg, &v, &why) < 0 || v == 0 || v > 1024)
 				return ctx_error(ctx, EXIT_USAGE, "bad --threads '%s': from 1 to 1024", optarg);
 			o.threads = (unsigned)v;
 			break;
@@ -423,7 +409,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		case 'W':
 			if (parse_list_size(optarg, o.sweep, ARRAY_SIZE(o.sweep), &o.nsweep) < 0)
 				return ctx_error(ctx, EXIT_USAGE,
-						 "bad --sweep '%s': working sets separated by commas, e.g. --sweep 2G,20G,98G",
+						 "bad --sweep '%s': working sets of at least 4K separated by commas, e.g. --sweep 2G,20G,98G",
 						 optarg);
 			break;
 		case 'f':
@@ -440,7 +426,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			o.gates[o.ngates] = (struct engine_gate){
 				.name = o.gate_name[o.ngates],
 				.command = (char *)eq + 1,
-				.timeout_s = 3600,
+				.timeout_s = GATE_TIMEOUT_S,
 			};
 			o.ngates++;
 			break;
@@ -536,7 +522,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		goto free_gates;
 	}
 	for (size_t i = 0; i < o.nsweep; i++)
-		if ((o.sweep[i] & ~4095ULL) < 4096 || (o.sweep[i] & ~4095ULL) > t.size) {
+		if ((o.sweep[i] & ~4095ULL) > t.size) {
 			r = ctx_error(ctx, EXIT_USAGE,
 				      "the sweep working set %s is larger than '%s' (%s bytes); use sizes up to --sweep %s",
 				      human_bytes(o.sweep[i], b1), path, fmt_thousands(t.size, b2),
@@ -655,7 +641,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		struct plan_run *p = &plan[i];
 		json_object *run = NULL;
 		struct io_gate gv[IO_MAX_GATES];
-		bool clean = true;
+		bool clean = true, nodata;
 		size_t ng;
 		uint64_t errors;
 
@@ -695,10 +681,23 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			jset_u64(ck, "measured", errors);
 		}
 		ng = p->thr ? io_gates_eval(p->thr, p->name, run, gv) : 0;
+		/* A gate never passes on no data: with no read completed, IOPS is 0 but every latency
+		 * reads 0 us too, which any "at most" gate would take for a pass. */
+		nodata = jget_u64(run, "ios") == 0;
+		if (nodata) {
+			char id[64];
+
+			harness_pass = false;
+			snprintf(id, sizeof(id), "%.31s-reads", p->name);
+			record_check(rec, id, ST_FAIL, "%s: no read completed in %.1f s: nothing was measured, its gates fail",
+				     p->name, jget_double(run, "duration_s"));
+		}
 		for (size_t k = 0; k < ng; k++) {
 			json_object *g = json_object_new_object(), *ck;
 			bool lat = streq(gv[k].unit, "us");
 
+			if (nodata)
+				gv[k].pass = false;
 			harness_pass &= gv[k].pass;
 			jset_str(g, "name", gv[k].name);
 			jset_str(g, "kind", "harness");

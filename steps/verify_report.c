@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* verify-report: check a report's SSHSIG (and allowed_signers), then its record hashes. */
+/* verify-report: check a report's SSHSIG (and allowed_signers), its record hashes, and that its
+ * verdict follows from its records. */
 #include "steps.h"
 #include "report.h"
 #include "sign.h"
@@ -16,7 +17,7 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 		{ 0 },
 	};
 	const char *report_path, *allowed = NULL, *identity = NULL, *why = NULL;
-	_cleanup_free_ char *sig_path = NULL, *armour = NULL, *text = NULL, *fp = NULL, *hwhy = NULL;
+	_cleanup_free_ char *sig_path = NULL, *armour = NULL, *text = NULL, *fp = NULL, *hwhy = NULL, *vwhy = NULL;
 	_cleanup_close_ int fd = -1;
 	struct sshsig sig;
 	unsigned char md[64];
@@ -91,6 +92,7 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 	/* The hashes only mean something on a report that is what the signer signed. */
 	if (!sig_good) {
 		record_check(rec, "records", ST_SKIP, "not checked: the signature does not cover this file");
+		record_check(rec, "verdict", ST_SKIP, "not checked: the signature does not cover this file");
 		record_finish(rec);
 		return record_exit_code(rec);
 	}
@@ -105,6 +107,10 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 	}
 	r = report_check_hashes(doc, &hwhy);
 	record_check(rec, "records", r == 0 ? ST_PASS : ST_FAIL, "%s", hwhy);
+	/* A signature and matching hashes prove who wrote the report, not that its verdict is true:
+	 * the verdict is made again from the records, with the function report used. */
+	r = report_check_verdict(doc, &vwhy);
+	record_check(rec, "verdict", r == 0 ? ST_PASS : ST_FAIL, "%s", vwhy);
 	s = jget(doc, "signer");
 	if (s && jget_str(s, "fingerprint") && !streq(jget_str(s, "fingerprint"), fp))
 		record_check(rec, "signer", ST_FAIL, "the report names signer %s but was signed by %s",

@@ -28,7 +28,8 @@ cmp "$TMP/ours.sig" "$TMP/msg.json.sig" || fail "our .sig differs from ssh-keyge
 fp=$(ssh-keygen -lf "$TMP/key.pub" | awk '{print $2}')
 run 0 "$SWAPTOOL" --json verify-report "$R" --allowed-signers "$TMP/o/allowed_signers" --identity $ID
 jeq .signature.fingerprint "$fp"
-jeq '.checks | map(.status) | join(",")' "pass,pass,pass"
+jeq '.checks | map(.status) | join(",")' "pass,pass,pass,pass"
+jeq '.checks | map(.id) | join(",")' "signature,allowed-signer,records,verdict"
 ok "swaptool signs, ssh-keygen verifies, byte-identical"
 
 # ssh-keygen signs (sha512 and sha256); verify-report accepts.

@@ -67,6 +67,17 @@ int main(void)
 	bad_file("[nonsense]\nx = 1\n", "unknown section [nonsense]");
 	bad_file("[drive Y]\nverdict = great\n", "verdict");
 	bad_file("[engine e]\ntimeout = 5\n", "has no 'command'");
+	bad_file("[run rand16]\nduration = 0\n", ":2: 'duration' in [run rand16] must be a whole number from 1 to 86400");
+	bad_file("[backup]\npath = ../etc\n", ":2: bad path '../etc'");
+	bad_file("\n[accept]\nramp 3\n", ":3: not a 'key = value' line");
+
+	/* ';' inside a value is part of it: only whole-line comments */
+	_cleanup_free_ char *semi = write_tmp("; comment\n  # comment\n[engine bench]\ncommand = true ; /opt/bench --all\n");
+	CHECK(profile_load(semi, &p, &err) == 0);
+	CHECK_U64(p->nengine, 1);
+	CHECK_STR(p->engine[0].command, "true ; /opt/bench --all");
+	profile_free(p);
+	unlink(semi);
 
 	_cleanup_free_ char *e = profile_expand("~/flare-pkgs", "/home/nv");
 	CHECK_STR(e, "/home/nv/flare-pkgs");

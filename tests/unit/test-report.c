@@ -168,13 +168,74 @@ static void test_hashes(void)
 	json_object_object_add(steps, "accept", rec);
 	json_object_object_add(report, "steps", steps);
 	json_object_object_add(report, "records", records);
+	jset_str(report, "record_hash", REPORT_RECORD_HASH);
 	CHECK(report_check_hashes(report, &why) == 0);
 	CHECK_STR(why, "1 record hashes match");
 	free(why);
 	jset_double(rec, "iops", 999);
 	CHECK(report_check_hashes(report, &why) == -EBADMSG);
 	free(why);
+	jset_str(report, "record_hash", "md5-of-something");
+	CHECK(report_check_hashes(report, &why) == -EBADMSG);
+	CHECK(why && strstr(why, "unknown record hash"));
+	free(why);
 	json_object_put(report);
+}
+
+/* The canonical text does not depend on how the JSON was written: jq's, Python's and json-c's
+ * serialisations of one record hash the same. */
+static void test_canonical(void)
+{
+	static const struct {
+		const char *a, *b;
+	} same[] = {
+		/* key order, whitespace, escapes */
+		{ "{\"b\":1,\"a\":[true,false,null]}", "{ \"a\" : [ true , false , null ] ,\n \"b\" : 1 }" },
+		{ "{\"s\":\"a/b\\u00e9\\u0001\\t\"}", "{\"s\":\"a\\/b\xc3\xa9\\u0001\\u0009\"}" },
+		/* the same double written differently: json-c keeps 17 digits, jq prints the shortest */
+		{ "{\"x\":68.799999999999997}", "{\"x\":68.8}" },
+		{ "{\"x\":1e3}", "{\"x\":1000}" },
+		{ "{\"x\":1.50}", "{\"x\":1.5}" },
+		{ "{\"x\":15.0}", "{\"x\":15}" },
+		/* a 64-bit integer against jq 1.6's double of it */
+		{ "{\"seed\":18446744073709551615}", "{\"seed\":1.8446744073709552e+19}" },
+		{ "{\"x\":-0.0}", "{\"x\":0}" },
+	};
+	static const struct {
+		const char *in, *want;
+	} text[] = {
+		{ "{\"z\":1e21,\"y\":1e-7,\"x\":0.000001,\"w\":1.2345678901234568e20,\"v\":-2.5}",
+		  "{\"v\":-2.5,\"w\":123456789012345680000,\"x\":0.000001,\"y\":1e-7,\"z\":1e+21}" },
+		{ "{\"k\":\"q\\\"b\\\\s\\n\\u001f\\u007f\"}", "{\"k\":\"q\\\"b\\\\s\\n\\u001f\x7f\"}" },
+		{ "[2048408248320,4000797359,-48009314304,0.1]", "[2048408248320,4000797359,-48009314304,0.1]" },
+	};
+	char h1[65], h2[65];
+
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		json_object *a = J(same[i].a), *b = J(same[i].b);
+		_cleanup_free_ char *ta = report_canonical_json(a), *tb = report_canonical_json(b);
+
+		CHECK_STR(ta, tb);
+		CHECK(report_record_sha256(a, h1) == 0 && report_record_sha256(b, h2) == 0);
+		CHECK_STR(h1, h2);
+		json_object_put(a);
+		json_object_put(b);
+	}
+	for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++) {
+		json_object *a = J(text[i].in);
+		_cleanup_free_ char *t = report_canonical_json(a);
+
+		CHECK_STR(t, text[i].want);
+		json_object_put(a);
+	}
+	/* a changed value is a changed hash */
+	{
+		json_object *a = J("{\"iops\":118200.5}"), *b = J("{\"iops\":118200.6}");
+		CHECK(report_record_sha256(a, h1) == 0 && report_record_sha256(b, h2) == 0);
+		CHECK(strcmp(h1, h2) != 0);
+		json_object_put(a);
+		json_object_put(b);
+	}
 }
 
 int main(void)
@@ -183,5 +244,6 @@ int main(void)
 	test_engine();
 	test_verdict();
 	test_hashes();
+	test_canonical();
 	return tap_done();
 }

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/* Child processes in their own process group, with a deadline on both the process and its output. */
+#include "util.h"
+#include "proc.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#define TICK_MS 50
+#define ESCAPED_ROUNDS 64
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { 0, (long)ms * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The child: own group, stdin /dev/null, output into the pipe; an exec failure goes back as errno. */
+static _Noreturn void child(const struct proc_opts *o, int out_fd, int err_fd)
+{
+	sigset_t all;
+	int null, e;
+
+	setpgid(0, 0);
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
+	    dup2(out_fd, STDERR_FILENO) < 0)
+		goto fail;
+	for (char *const *v = o->setenv; v && *v; v++)
+		if (putenv(*v) != 0)
+			goto fail;
+	if (o->argv)
+		execvp(o->argv[0], o->argv);
+	else
+		execl("/bin/sh", "sh", "-c", o->shell, (char *)NULL);
+fail:
+	e = errno;
+	(void)!write(err_fd, &e, sizeof(e));
+	_exit(127);
+}
+
+/* The parent pid of `pid` from /proc/PID/stat (the comm field may hold spaces and parentheses). */
+static pid_t parent_of(pid_t pid)
+{
+	_cleanup_free_ char *path = xasprintf("/proc/%d/stat", (int)pid), *text = NULL;
+	const char *p;
+	int ppid;
+
+	if (read_file_all(path, 4096, &text, NULL) < 0 || !(p = strrchr(text, ')')))
+		return -1;
+	if (sscanf(p + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return (pid_t)ppid;
+}
+
+/* Our children now: with the subreaper flag, what escaped the group and lost its parent. */
+static size_t children(pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t self = getpid();
+	size_t n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		char *end;
+		long v = strtol(de->d_name, &end, 10);
+
+		if (*end || v <= 0 || v == self)
+			continue;
+		if (parent_of((pid_t)v) == self)
+			out[n++] = (pid_t)v;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Kill every child left (SIGTERM, a moment, then SIGKILL) and reap it, until none is left. */
+static unsigned kill_escaped(uint64_t grace_ns)
+{
+	pid_t pids[256];
+	unsigned killed = 0;
+
+	for (unsigned round = 0; round < ESCAPED_ROUNDS; round++) {
+		size_t n = children(pids, ARRAY_SIZE(pids));
+		uint64_t until = mono_ns() + (round == 0 ? grace_ns : 0);
+		size_t left = n;
+
+		if (!n)
+			break;
+		for (size_t i = 0; i < n; i++)
+			kill(pids[i], round == 0 ? SIGTERM : SIGKILL);
+		killed += (unsigned)n;
+		while (left) {
+			left = 0;
+			for (size_t i = 0; i < n; i++) {
+				if (!pids[i])
+					continue;
+				if (waitpid(pids[i], NULL, WNOHANG) != 0)
+					pids[i] = 0;
+				else
+					left++;
+			}
+			if (!left)
+				break;
+			if (mono_ns() >= until) {
+				for (size_t i = 0; i < n; i++)
+					if (pids[i])
+						kill(pids[i], SIGKILL);
+				for (size_t i = 0; i < n; i++)
+					if (pids[i])
+						while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+							;
+				break;
+			}
+			sleep_ms(TICK_MS);
+		}
+	}
+	return killed;
+}
+
+int proc_run(const struct proc_opts *o, struct proc_result *res)
+{
+	uint64_t grace = o->grace_ns ? o->grace_ns : PROC_GRACE_NS, drain = o->drain_ns ? o->drain_ns : PROC_DRAIN_NS;
+	size_t cap = o->tail_cap ? o->tail_cap : 4096;
+	int pfd[2] = { -1, -1 }, efd[2] = { -1, -1 }, was_subreaper = 0, status = 0;
+	uint64_t t0 = mono_ns(), kill_at = 0, read_until = UINT64_MAX, last_tick = t0, last_reap = t0;
+	bool reading = true, leader_done = false, term_sent = false, kill_sent = false;
+	char *tail;
+	size_t tlen = 0;
+	pid_t pid;
+	int e = 0;
+
+	*res = (struct proc_result){ 0 };
+	if (!o->argv && !o->shell)
+		return -EINVAL;
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(efd, O_CLOEXEC) < 0) {
+		e = -errno;
+		close(pfd[0]), close(pfd[1]);
+		return e;
+	}
+	if (o->reap_escaped) {
+		prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper);
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+	}
+	pid = fork();
+	if (pid < 0) {
+		e = -errno;
+		close(pfd[0]), close(pfd[1]), close(efd[0]), close(efd[1]);
+		if (o->reap_escaped)
+			prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
+		return e;
+	}
+	if (pid == 0)
+		child(o, pfd[1], efd[1]);
+	setpgid(pid, pid); /* also here: no signal can reach the group before it exists */
+	close(pfd[1]);
+	close(efd[1]);
+	tail = xcalloc(1, cap + 1);
+
+	while (!leader_done || reading) {
+		uint64_t now = mono_ns();
+		bool stop = o->stop && *o->stop;
+
+		if (!term_sent && !leader_done && ((o->timeout_ns && now - t0 >= o->timeout_ns) || stop)) {
+			res->timed_out = !stop;
+			res->stopped = stop;
+			kill(-pid, SIGTERM);
+			term_sent = true;
+			kill_at = now + grace;
+		}
+		if (term_sent && !kill_sent && now >= kill_at) {
+			kill(-pid, SIGKILL);
+			kill_sent = true;
+			if (now + drain < read_until)
+				read_until = now + drain;
+		}
+		if (reading && now >= read_until) {
+			/* what holds the pipe now escaped the group: stop reading, do not wait for it */
+			res->output_cut = true;
+			reading = false;
+		}
+		if (o->reap_escaped && now - last_reap >= 1000000000ULL) {
+			/* orphans re-parented to us that ended: reap them as init would, or a long gate that
+			 * leaves many behind would fill the process table with our zombies */
+			pid_t kids[256];
+			size_t nk = children(kids, ARRAY_SIZE(kids));
+
+			for (size_t i = 0; i < nk; i++)
+				if (kids[i] != pid)
+					waitpid(kids[i], NULL, WNOHANG);
+			last_reap = now;
+		}
+		if (o->tick && now - last_tick >= 200000000ULL) {
+			o->tick(o->tick_arg, now - t0);
+			last_tick = now;
+		}
+		if (reading) {
+			struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+			char buf[4096];
+
+			if (poll(&p, 1, TICK_MS) > 0) {
+				ssize_t n = read(pfd[0], buf, sizeof(buf));
+
+				if (n > 0)
+					tail_append(tail, cap, &tlen, buf, (size_t)n);
+				else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+					reading = false;
+			}
+		} else if (!leader_done)
+			sleep_ms(TICK_MS);
+		if (!leader_done) {
+			siginfo_t si = { 0 };
+
+			/* WNOWAIT: the zombie keeps the group's id reserved until the group is killed */
+			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
+				leader_done = true;
+				if (!term_sent) {
+					/* what it left running in its group gets SIGTERM now, SIGKILL after the drain */
+					kill(-pid, SIGTERM);
+					term_sent = true;
+					kill_at = mono_ns() + drain;
+				}
+				if (mono_ns() + drain < read_until)
+					read_until = mono_ns() + drain;
+			}
+		}
+	}
+	close(pfd[0]);
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (read(efd[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
+		res->exec_errno = e;
+	close(efd[0]);
+	if (o->reap_escaped) {
+		res->escaped = kill_escaped(drain);
+		prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
+	}
+	res->status = status;
+	res->elapsed_ns = mono_ns() - t0;
+	res->tail = tail;
+	res->tail_len = tlen;
+	return 0;
+}
+
+void proc_result_free(struct proc_result *res)
+{
+	free(res->tail);
+	res->tail = NULL;
+	res->tail_len = 0;
+}
+
+int proc_exit_code(const struct proc_result *res)
+{
+	if (WIFEXITED(res->status))
+		return WEXITSTATUS(res->status);
+	return 128 + (WIFSIGNALED(res->status) ? WTERMSIG(res->status) : 0);
+}
