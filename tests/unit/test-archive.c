@@ -198,7 +198,7 @@ static void test_roundtrip(void)
 	CHECK_U64(s.nmissing, 3); /* ~/.ssh, /etc/netplan, /etc/fstab */
 	CHECK(arc_write(&s, out, (uid_t)-1, (gid_t)-1, sha, &bytes, &why) == 0);
 	CHECK(bytes > 0);
-	CHECK(arc_load(out, &a, &why) == 0);
+	CHECK(arc_load(out, &p->limits, &a, &why) == 0);
 	CHECK_U64(a.man.n, s.man.n);
 	CHECK_STR(a.sha256, sha);
 	const struct mentry *e = manifest_find(&a.man, "home/nv/.config/flare/orbit/controller.key");
@@ -216,7 +216,7 @@ static void test_roundtrip(void)
 		free(data);
 		free(why);
 		why = NULL;
-		CHECK(arc_load(out, &a, &why) == -EBADMSG);
+		CHECK(arc_load(out, &p->limits, &a, &why) == -EBADMSG);
 		CHECK(why != NULL);
 		arc_free(&a);
 	}
