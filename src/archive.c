@@ -690,6 +690,16 @@ static int collect_state(struct arc_source *s, const char *dir, char **why)
 			free(names[i]);
 			continue;
 		}
+		/* records count toward data_bytes as restore counts them: all of it is held in memory */
+		if (u64_add(s->data_bytes, len, &s->data_bytes) < 0 || s->data_bytes > s->lim->data_bytes) {
+			free(data);
+			for (size_t k = i; k < nn; k++)
+				free(names[k]);
+			free(names);
+			return set_why(why, -EFBIG, "the backup set and the step records in '%s' hold more than %llu bytes (the "
+				    "profile's [limits] data_bytes); move old records away or raise the limit", dir,
+				    (unsigned long long)s->lim->data_bytes);
+		}
 		s->man.st[s->man.nst].name = names[i];
 		s->man.st[s->man.nst].size = len;
 		sha256_buf(data, len, s->man.st[s->man.nst].sha256);
