@@ -137,7 +137,8 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 	for (size_t i = 0; i < man->n; i++) {
 		const struct mentry *e = &man->e[i];
 		/* resolved inside the root as if it were "/": a symlinked ancestor must not lead to this host */
-		_cleanup_free_ char *full = rootfd >= 0 ? root_real(rootfd, e->path, false) : NULL;
+		/* an ancestor (parent) is stored for its owner: a link to a directory inside the root serves */
+		_cleanup_free_ char *full = rootfd >= 0 ? root_real(rootfd, e->path, e->parent) : NULL;
 		struct stat st;
 		uid_t uid;
 		gid_t gid;
