@@ -135,7 +135,7 @@ bool root_is_live(const char *root)
 /* Resolve the directory `rel` below rootfd component by component, following symlinks as if
  * rootfd were "/" (".." stops there, an absolute target restarts there): where the kernel has
  * no openat2 (before Linux 5.6) or a filter refuses it. Returns an O_PATH descriptor. */
-static int walk_in_root(int rootfd, const char *rel)
+int walk_in_root(int rootfd, const char *rel)
 {
 	_cleanup_free_ char *todo = xstrdup(rel);
 	int stack[1100]; /* a 1,024-byte path has at most 512 components; links add at most 40 restarts */

@@ -39,6 +39,8 @@ bool root_is_live(const char *root);
 /* Open the directory `rel` below rootfd, its symlinks resolved as if rootfd were "/"
  * (openat2 RESOLVE_IN_ROOT; a component walk where the kernel lacks it). Returns fd or -errno. */
 int root_open_dir(int rootfd, const char *rel);
+/* The component walk alone (an O_PATH descriptor): what root_open_dir falls back to. */
+int walk_in_root(int rootfd, const char *rel);
 /* The path on this machine that `rel` names inside the root: its directory resolved inside
  * the root, the last component too when follow_last. NULL with errno when it does not resolve. */
 char *root_real(int rootfd, const char *rel, bool follow_last);
