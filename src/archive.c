@@ -1069,6 +1069,11 @@ int arc_write_tmp(const struct arc_source *s, const char *out, uid_t uid, gid_t 
 	}
 	/* Read back what reached the disk, through the same validation restore applies. */
 	r = arc_load(tmp, s->lim, &back, &bwhy);
+	if (r == -EINTR) {
+		r = set_why(why, -EINTR, "interrupted");
+		arc_free(&back);
+		goto bad;
+	}
 	if (r < 0) {
 		r = set_why(why, -EIO, "the tarball read back wrong (%s); it was removed: check the disk and run backup again",
 			 bwhy ? bwhy : strerror(-r));

@@ -305,9 +305,20 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			arc_source_free(&s);
 			return ctx_error(ctx, EXIT_FAILED, "cannot create '%s': %s; pass --out FILE", dir, strerror(-r));
 		}
-		if (uid != (uid_t)-1 && chown(dir, uid, gid) < 0) {
-			arc_source_free(&s);
-			return ctx_error(ctx, EXIT_FAILED, "cannot give '%s' to the node's user: %m", dir);
+		/* The home belongs to the node's user: a link planted under this name must not
+		 * make root chown or write elsewhere (O_NOFOLLOW, then fchown on what was opened). */
+		{
+			_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (dfd < 0) {
+				arc_source_free(&s);
+				return ctx_error(ctx, EXIT_FAILED, "'%s' is not a directory (%m): it is not swaptool's; pass --out FILE",
+						 dir);
+			}
+			if (uid != (uid_t)-1 && fchown(dfd, uid, gid) < 0) {
+				arc_source_free(&s);
+				return ctx_error(ctx, EXIT_FAILED, "cannot give '%s' to the node's user: %m", dir);
+			}
 		}
 		out = xasprintf("%s/%s-config.tar.gz", dir, host_name());
 	}

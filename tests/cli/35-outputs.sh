@@ -66,6 +66,19 @@ one_doc
 [ -z "$(ls "$TMP" | grep '\.tmp\.')" ] || fail "temporaries left beside the outputs"
 ok "backup --out/--copy-to onto controller.key (by name, by hard link) or a step record: refused; both outputs or none"
 
+# the default output directory in the user's home, planted as a link to a root-owned directory:
+# backup neither chowns nor writes through it
+host=$(hostname -s 2>/dev/null || hostname)
+mkdir -p "$TMP/elsewhere"
+ln -s "$TMP/elsewhere" "$D/home/nv/$host-swap-backup-$(date -u +%Y%m%d)"
+run 3 "$SWAPTOOL" --json --state "$TMP/s5" backup --root "$D" --home /home/nv
+one_doc
+contains "is not a directory"
+[ "$(stat -c %U "$TMP/elsewhere")" = root ] || fail "backup chowned the link's target"
+[ -z "$(ls -A "$TMP/elsewhere")" ] || fail "backup wrote through the planted link"
+rm "$D/home/nv/$host-swap-backup-$(date -u +%Y%m%d)"
+ok "a link planted as the default output directory: refused, its target untouched"
+
 # ---- an entry colliding with the kept fstab.pre-swap ----
 H="$TMP/hostile"
 python3 "$SRCDIR/tests/fixtures/make-hostile.py" "$H" "$TMP/outside" >/dev/null
