@@ -241,6 +241,7 @@ int main(int argc, char **argv)
 	r = profile_load(ctx.profile_path, &ctx.profile, &perr);
 	if (r < 0) {
 		out_error(&ctx, EXIT_USAGE, perr);
+		free(ctx.state_dir); /* from --state: LeakSanitizer in CI flags it */
 		return EXIT_USAGE;
 	}
 	if (!ctx.state_dir && state_dir_default(&ctx.state_dir) < 0) {
