@@ -151,47 +151,74 @@ int restore_strays(int dfd, const char *dir, struct strlist *found, bool remove)
 	return r;
 }
 
-static void find_strays(int rootfd, const struct restore_plan *p, struct strlist *seen, struct strlist *found)
+static int cmp_strp(const void *a, const void *b)
 {
-	for (size_t i = 0; i < p->n; i++)
-		for (int self = 0; self < 2; self++) {
-			/* the directory of each destination, and each destination that is a directory */
-			_cleanup_free_ char *dir = xstrdup(p->v[i].dest);
-			char *sl = strrchr(dir, '/');
-			_cleanup_close_ int dfd = -1;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
-			if (!self) {
-				if (sl)
-					*sl = '\0';
-				else
-					dir[0] = '\0';
-			}
-			if (strlist_has(seen, dir))
-				continue;
-			strlist_add(seen, dir);
-			if (!*dir)
-				dfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			else {
-				_cleanup_free_ char *probe = xasprintf("%s/x", dir);
-				const char *leaf;
-				_cleanup_close_ int pfd = open_parent(rootfd, probe, false, NULL, &leaf, NULL);
+/* Directories to look in for strays: the directory of each path and each path itself (the
+ * callers skip what is not a directory), sorted and without repeats (8,192 entries). */
+char **stray_dirs(char *const *paths, size_t n, size_t *count)
+{
+	char **v = xcalloc(2 * n + 1, sizeof(char *));
+	size_t k = 0, u = 0;
 
-				dfd = pfd >= 0 ? TAKE_FD(pfd) : -1;
-			}
-			if (dfd >= 0)
-				restore_strays(dfd, dir, found, false);
+	v[k++] = xstrdup("");
+	for (size_t i = 0; i < n; i++) {
+		char *d = xstrdup(paths[i]), *sl = strrchr(d, '/');
+
+		v[k++] = xstrdup(paths[i]);
+		if (sl)
+			*sl = '\0';
+		else
+			d[0] = '\0';
+		v[k++] = d;
+	}
+	qsort(v, k, sizeof(char *), cmp_strp);
+	for (size_t i = 0; i < k; i++) {
+		if (u > 0 && streq(v[u - 1], v[i])) {
+			free(v[i]);
+			continue;
 		}
+		v[u++] = v[i];
+	}
+	*count = u;
+	return v;
+}
+
+static void find_strays(int rootfd, const struct restore_plan *p, struct strlist *found)
+{
+	_cleanup_free_ char **dests = xcalloc(p->n + 1, sizeof(char *));
+	char **dirs;
+	size_t n;
+
+	for (size_t i = 0; i < p->n; i++)
+		dests[i] = p->v[i].dest;
+	dirs = stray_dirs(dests, p->n, &n);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_close_ int dfd = -1;
+
+		if (!*dirs[i])
+			dfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		else {
+			/* through open_parent: a symlink on the way is not followed */
+			_cleanup_free_ char *probe = xasprintf("%s/x", dirs[i]);
+			const char *leaf;
+			int pfd = open_parent(rootfd, probe, false, NULL, &leaf, NULL);
+
+			dfd = pfd >= 0 ? pfd : -1;
+		}
+		if (dfd >= 0)
+			restore_strays(dfd, dirs[i], found, false);
+		free(dirs[i]);
+	}
+	free(dirs);
 }
 
 static bool endswith_pre_swap(const char *s)
 {
 	size_t n = strlen(s);
 	return n >= 9 && streq(s + n - 9, ".pre-swap");
-}
-
-static int cmp_strp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* ---------------------------------------------------------------- plan ---- */
@@ -400,12 +427,7 @@ int restore_plan(const struct arc *a, const struct restore_opts *o, struct resto
 				continue;
 			plan_add(p, NULL, rel, RA_REMOVE, (uid_t)-1, (gid_t)-1);
 		}
-	{
-		struct strlist seen = { 0 };
-
-		find_strays(rootfd, p, &seen, &p->strays);
-		strlist_clear(&seen);
-	}
+	find_strays(rootfd, p, &p->strays);
 	return 0;
 }
 

@@ -211,3 +211,6 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
  * name `dir`, "" for the root itself): added to `found` as relative paths; removed when
  * `remove`. Only regular files and symlinks are swaptool's: anything else is left alone. */
 int restore_strays(int dfd, const char *dir, struct strlist *found, bool remove);
+/* The directories to search for them among `paths` (relative): the root (""), each path's
+ * directory and each path, sorted, without repeats; the caller frees each and the array. */
+char **stray_dirs(char *const *paths, size_t n, size_t *count);

@@ -327,46 +327,25 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 
 	/* temporaries of an interrupted restore: copies of keys that nothing else removes */
 	{
-		struct strlist seen = { 0 }, found = { 0 };
+		_cleanup_free_ char **paths = xcalloc(man->n + 1, sizeof(char *));
+		struct strlist found = { 0 };
 		json_object *c, *arr = json_object_new_array();
+		char **dirs;
+		size_t nd;
 
-		for (size_t i = 0; rootfd >= 0 && i <= man->n; i++) {
-			/* the root itself, each entry's directory, each directory entry */
-			_cleanup_free_ char *dir = i == man->n ? xstrdup("") : xstrdup(man->e[i].path);
-			char *sl = strrchr(dir, '/');
-			_cleanup_close_ int dfd = -1;
+		for (size_t i = 0; i < man->n; i++)
+			paths[i] = man->e[i].path;
+		dirs = stray_dirs(paths, man->n, &nd);
+		for (size_t i = 0; i < nd; i++) {
+			/* each directory resolved inside the root, then opened without following */
+			_cleanup_free_ char *real = rootfd >= 0 ? root_real(rootfd, dirs[i], false) : NULL;
+			_cleanup_close_ int dfd = real ? open(real, O_RDONLY | O_DIRECTORY | (*dirs[i] ? O_NOFOLLOW : 0) | O_CLOEXEC) : -1;
 
-			for (int self = 0; self < 2; self++) {
-				if (self && (i == man->n || man->e[i].type != MT_DIR))
-					break;
-				if (self)
-					strcpy(dir, man->e[i].path);
-				else if (i < man->n) {
-					if (sl)
-						*sl = '\0';
-					else
-						dir[0] = '\0';
-				}
-				bool dup = false;
-				for (size_t k = 0; k < seen.n; k++)
-					if (streq(seen.v[k], dir))
-						dup = true;
-				if (dup)
-					continue;
-				strlist_add(&seen, dir);
-				_cleanup_free_ char *real = *dir ? root_real(rootfd, dir, false) : NULL;
-				struct stat ds;
-
-				if (*dir && (!real || lstat(real, &ds) < 0 || !S_ISDIR(ds.st_mode)))
-					continue;
-				dfd = open(*dir ? real : root, O_RDONLY | O_DIRECTORY | (*dir ? O_NOFOLLOW : 0) | O_CLOEXEC);
-				if (dfd >= 0) {
-					restore_strays(dfd, dir, &found, false);
-					close(dfd);
-					dfd = -1;
-				}
-			}
+			if (dfd >= 0)
+				restore_strays(dfd, dirs[i], &found, false);
+			free(dirs[i]);
 		}
+		free(dirs);
 		for (size_t k = 0; k < found.n; k++)
 			json_object_array_add(arr, json_object_new_string(found.v[k]));
 		if (found.n == 0)
@@ -378,7 +357,6 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 			failed++;
 		}
 		json_object_object_add(c, "paths", arr);
-		strlist_clear(&seen);
 		strlist_clear(&found);
 	}
 
