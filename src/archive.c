@@ -222,8 +222,10 @@ int root_open_dir(int rootfd, const char *rel)
 
 	if (!*rel)
 		rel = ".";
+	/* ENOSYS before Linux 5.6, EPERM under a seccomp filter, EAGAIN when a rename raced the
+	 * lookup: the component walk below does the same job */
 	fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
-	if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG))
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG && errno != EAGAIN))
 		return fd >= 0 ? fd : -errno;
 	pfd = walk_in_root(rootfd, rel);
 	if (pfd < 0)
@@ -296,50 +298,55 @@ char *root_real(int rootfd, const char *rel, bool follow_last)
 /* ---- names and ids: the root's own etc/passwd and etc/group (an offline root is not this host) ---- */
 
 /* Read ROOT/etc/FILE through the root (its symlinks resolved inside it); -ENOMEDIUM when it has none. */
-static int root_db_read(const char *root, const char *file, char **text)
+/* ROOT/etc/FILE resolved through the root (it may be a link to ../usr/share/...); NULL with
+ * -ENOMEDIUM in *r when the root has none. */
+static char *root_db_path(const char *root, const char *file, int *r)
 {
 	_cleanup_close_ int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	_cleanup_close_ int etc = -1;
-	int r;
+	_cleanup_free_ char *rel = xasprintf("etc/%s", file);
+	char *real;
 
-	if (rootfd < 0)
-		return -errno;
-	etc = root_open_dir(rootfd, "etc");
-	if (etc < 0)
-		return etc == -ENOENT ? -ENOMEDIUM : etc;
-	/* the file itself may be a link (to ../usr/share/...): resolve it inside the root too */
-	{
-		_cleanup_free_ char *rel = xasprintf("etc/%s", file);
-		_cleanup_free_ char *real = root_real(rootfd, rel, false);
-		struct stat st;
-
-		if (!real)
-			return errno == ENOENT ? -ENOMEDIUM : -errno;
-		if (lstat(real, &st) == 0 && S_ISLNK(st.st_mode)) {
-			_cleanup_free_ char *t = root_real(rootfd, rel, true);
-			r = t ? read_input(AT_FDCWD, t, true, 16 << 20, text, NULL) : -errno;
-		} else
-			r = read_input(AT_FDCWD, real, true, 16 << 20, text, NULL);
+	if (rootfd < 0) {
+		*r = -errno;
+		return NULL;
 	}
-	return r == -ENOENT ? -ENOMEDIUM : r;
+	real = root_real(rootfd, rel, true);
+	*r = real ? 0 : errno == ENOENT || errno == ENOTDIR ? -ENOMEDIUM : -errno;
+	return real;
 }
 
-/* One restore looks up thousands of owners: keep the last file read (per root and name). */
+/* One restore looks up thousands of owners: keep each file read, until it changes (a restore
+ * may itself bring back etc/passwd before verify runs in the same process). */
 static int root_db(const char *root, const char *file, char **text)
 {
-	static char *c_root, *c_file, *c_text;
-	static int c_r;
+	static struct {
+		char *root, *text;
+		dev_t dev;
+		ino_t ino;
+		struct timespec mtime;
+		off_t size;
+		int r;
+	} slot[2];
+	int k = streq(file, "group"), r;
+	_cleanup_free_ char *path = root_db_path(root, file, &r);
+	struct stat st = { 0 };
 
-	if (!streq(c_root, root) || !streq(c_file, file)) {
-		free(c_root), free(c_file), free(c_text);
-		c_text = NULL;
-		c_r = root_db_read(root, file, &c_text);
-		c_root = xstrdup(root);
-		c_file = xstrdup(file);
+	if (path && stat(path, &st) < 0)
+		r = errno == ENOENT ? -ENOMEDIUM : -errno;
+	if (r < 0)
+		return r;
+	if (!streq(slot[k].root, root) || slot[k].dev != st.st_dev || slot[k].ino != st.st_ino || slot[k].size != st.st_size ||
+	    slot[k].mtime.tv_sec != st.st_mtim.tv_sec || slot[k].mtime.tv_nsec != st.st_mtim.tv_nsec) {
+		free(slot[k].root);
+		free(slot[k].text);
+		slot[k].text = NULL;
+		slot[k].root = xstrdup(root);
+		slot[k].dev = st.st_dev, slot[k].ino = st.st_ino, slot[k].size = st.st_size, slot[k].mtime = st.st_mtim;
+		slot[k].r = read_input(AT_FDCWD, path, true, 16 << 20, &slot[k].text, NULL);
 	}
-	if (c_r < 0)
-		return c_r;
-	*text = xstrdup(c_text);
+	if (slot[k].r < 0)
+		return slot[k].r == -ENOENT ? -ENOMEDIUM : slot[k].r;
+	*text = xstrdup(slot[k].text);
 	return 0;
 }
 
