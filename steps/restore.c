@@ -299,9 +299,12 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			ctx_error(ctx, EXIT_FAILED, "the restore is complete and the root '%s' has changed, but its record cannot be "
 				  "saved in '%s': %s; 'swaptool restore --undo %s' puts the root back", root, ctx->state_dir,
 				  strerror(-r), u);
+		else if (undo)
+			ctx_error(ctx, EXIT_FAILED, "the undo is complete and the root '%s' is back as it was, but its record cannot "
+				  "be saved in '%s': %s", root, ctx->state_dir, strerror(-r));
 		else
-			ctx_error(ctx, EXIT_FAILED, "the restore is complete (%s) and the root '%s' has changed, but its record cannot "
-				  "be saved in '%s': %s", undo ? "undo" : "nothing was replaced", root, ctx->state_dir, strerror(-r));
+			ctx_error(ctx, EXIT_FAILED, "the restore is complete (nothing needed replacing), but its record cannot be saved "
+				  "in '%s': %s", ctx->state_dir, strerror(-r));
 		goto out;
 	}
 	code = record_exit_code(rec);
