@@ -1051,16 +1051,52 @@ static int write_stream(const struct arc_source *s, int fd, char **why)
 	return 0;
 }
 
+int arc_sweep_tmps(const char *out)
+{
+	_cleanup_free_ char *d = xstrdup(out), *b = xstrdup(out);
+	const char *base = strrchr(b, '/') ? strrchr(b, '/') + 1 : b;
+	char *sl = strrchr(d, '/');
+	_cleanup_close_ int dfd = open(sl ? (sl == d ? "/" : (*sl = '\0', d)) : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t n = strlen(base);
+	int count = 0;
+	DIR *dir;
+	struct dirent *de;
+
+	if (dfd < 0)
+		return 0;
+	dir = fdopendir(dup(dfd));
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		const char *x = de->d_name + n;
+		struct stat st;
+		bool ours = strncmp(de->d_name, base, n) == 0 && startswith(x, ".tmp.") && strlen(x) == 11;
+
+		/* mkostemp's six characters: letters and digits only */
+		for (int i = 5; ours && i < 11; i++)
+			if (!((x[i] >= 'a' && x[i] <= 'z') || (x[i] >= 'A' && x[i] <= 'Z') || (x[i] >= '0' && x[i] <= '9')))
+				ours = false;
+		if (ours && fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    unlinkat(dfd, de->d_name, 0) == 0)
+			count++;
+	}
+	closedir(dir);
+	return count;
+}
+
 int arc_write_tmp(const struct arc_source *s, const char *out, uid_t uid, gid_t gid, char sha256[65], uint64_t *bytes,
 		  char **tmp_out, char **why)
 {
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp.XXXXXX", out);
-	/* mkostemp: O_CREAT|O_EXCL under a name of our own, never an existing file or link */
-	_cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+	_cleanup_close_ int fd = -1;
 	struct arc back = { 0 };
 	_cleanup_free_ char *bwhy = NULL;
 	int r;
 
+	/* what a killed run left under our temporary names (copies of the keys): gone first */
+	arc_sweep_tmps(out);
+	/* mkostemp: O_CREAT|O_EXCL under a name of our own, never an existing file or link */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return set_why(why, -errno, "cannot create a temporary file beside '%s': %m; choose another --out", out);
 	if (fchmod(fd, 0600) < 0 || ((uid != (uid_t)-1 || gid != (gid_t)-1) && fchown(fd, uid, gid) < 0)) {

@@ -109,6 +109,9 @@ int arc_write(const struct arc_source *s, const char *out, uid_t uid, gid_t gid,
 int arc_write_tmp(const struct arc_source *s, const char *out, uid_t uid, gid_t gid, char sha256[65],
 		  uint64_t *bytes, char **tmp, char **why);
 int arc_commit(const char *tmp, const char *out, char **why);
+/* Remove OUT.tmp.XXXXXX regular files beside `out` (what a killed backup, copy or undo left:
+ * copies of the keys). arc_write_tmp calls it; returns how many went. */
+int arc_sweep_tmps(const char *out);
 
 /* ---- restore side ---- */
 

@@ -110,6 +110,7 @@ static int copy_prepare(const char *from, const char *dir, const char *name, con
 	r = mkdir_p(dir, 0700);
 	if (r < 0)
 		return *why = xasprintf("cannot create '%s': %s; check that DIR is a writable directory", dir, strerror(-r)), r;
+	arc_sweep_tmps(*dest);
 	fd = mkostemp(*tmp, O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;

@@ -93,3 +93,11 @@ contains "no file was replaced"
 [ "$(strays "$H")" = 0 ] || fail "SIGINT left $(strays "$H") temporaries"
 [ -z "$(find "$H" -type f)" ] || fail "SIGINT: files were put in place"
 ok "SIGINT: exit 130, one JSON document, no temporary and no file left"
+
+# ---- what a killed backup left beside its output (a copy of the keys) goes with the next run ----
+echo "a copy of controller.key" >"$TMP/b.tar.gz.tmp.Ab12Zx"
+echo "an operator's file" >"$TMP/b.tar.gz.tmp.notours"
+run 0 "$SWAPTOOL" --state "$TMP/bstate" backup --root "$D" --home /home/nv --out "$T"
+[ ! -e "$TMP/b.tar.gz.tmp.Ab12Zx" ] || fail "the killed backup's temporary is still there"
+[ -e "$TMP/b.tar.gz.tmp.notours" ] || fail "a file that is not a swaptool temporary was removed"
+ok "a killed backup's temporary is removed by the next backup, other names are left alone"
