@@ -4,6 +4,7 @@
 #include "steps.h"
 #include "tarball.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -234,6 +235,23 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		record_finish(rec);
 		code = record_exit_code(rec);
 		goto out;
+	}
+	/* undo tarballs a killed restore was writing (copies of what it replaced) */
+	{
+		DIR *d = opendir(ctx->state_dir);
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			if (startswith(de->d_name, "restore-undo-") && strstr(de->d_name, ".tar.gz.tmp.")) {
+				_cleanup_free_ char *base = xstrdup(de->d_name);
+				_cleanup_free_ char *full = NULL;
+
+				*strstr(base, ".tmp.") = '\0';
+				full = xasprintf("%s/%s", ctx->state_dir, base);
+				arc_sweep_tmps(full);
+			}
+		if (d)
+			closedir(d);
 	}
 	r = restore_apply(&a, &ro, &plan, &why);
 	if (r == -EINTR) {

@@ -59,8 +59,10 @@ ok "SIGKILL left $n temporaries: verify fails 'strays' and lists each"
 run 0 "$SWAPTOOL" --json --state "$TMP/s1" restore "$T" --root "$F" --dry-run
 jeq '.strays | length' "$n"
 [ "$(strays "$F")" = "$n" ] || fail "a dry run removed temporaries"
+echo "a replaced key" >"$TMP/s1/restore-undo-20261105T080000Z-42.tar.gz.tmp.Qw3rTy"
 run 0 "$SWAPTOOL" --json --state "$TMP/s1" restore "$T" --root "$F"
 jeq '.strays | length' "$n"
+[ ! -e "$TMP/s1/restore-undo-20261105T080000Z-42.tar.gz.tmp.Qw3rTy" ] || fail "a killed undo's temporary is still there"
 [ "$(strays "$F")" = 0 ] || fail "$(strays "$F") temporaries remain after the rerun"
 jeq '[.verify.checks[] | select(.id == "strays")][0].status' pass
 cmp -s "$D/$M/f2999" "$F/$M/f2999" || fail "the rerun did not restore the files"
