@@ -199,7 +199,7 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	char sha[65];
 	uint64_t bytes = 0;
 	json_object *arr, *o;
-	bool req_ok = true;
+	bool req_ok = true, home_dir;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -283,10 +283,9 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		_cleanup_close_ int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		hp = rootfd >= 0 ? root_real(rootfd, home + 1, true) : NULL;
-		if (!hp)
-			hp = xasprintf("%s%s", streq(root, "/") ? "" : root, home);
 	}
-	if (stat(hp, &st) == 0 && geteuid() == 0) {
+	home_dir = hp && stat(hp, &st) == 0 && S_ISDIR(st.st_mode);
+	if (home_dir && geteuid() == 0) {
 		uid = st.st_uid;
 		gid = st.st_gid;
 	}
@@ -298,6 +297,11 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		struct tm tm;
 		_cleanup_free_ char *dir = NULL;
 
+		if (!home_dir) {
+			arc_source_free(&s);
+			return ctx_error(ctx, EXIT_FAILED, "the home '%s' is not a directory inside the root '%s'; pass --out FILE", home,
+					 root);
+		}
 		gmtime_r(&now, &tm);
 		strftime(day, sizeof(day), "%Y%m%d", &tm);
 		dir = xasprintf("%s/%s-swap-backup-%s", hp, host_name(), day);
