@@ -9,9 +9,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <openssl/evp.h>
 #include <pwd.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/xattr.h>
 #include <time.h>
 #include <zlib.h>
@@ -25,16 +29,442 @@ static char *join(const char *root, const char *rel)
 	return xasprintf("%s/%s", root, rel);
 }
 
-static char *user_name(uid_t uid)
+/* ---------------------------------------------------------------- inputs and roots ---- */
+
+volatile sig_atomic_t arc_interrupted;
+
+static void on_sigint(int sig)
 {
-	struct passwd *pw = getpwuid(uid);
-	return pw ? xstrdup(pw->pw_name) : xasprintf("%u", (unsigned)uid);
+	(void)sig;
+	arc_interrupted = 1;
 }
 
-static char *group_name(gid_t gid)
+void arc_catch_sigint(void)
 {
-	struct group *gr = getgrgid(gid);
-	return gr ? xstrdup(gr->gr_name) : xasprintf("%u", (unsigned)gid);
+	/* no SA_RESTART needed: every loop that matters checks the flag between entries */
+	struct sigaction sa = { .sa_handler = on_sigint };
+
+	arc_interrupted = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+int open_input(int dirfd, const char *path, bool nofollow, uint64_t max, struct stat *st)
+{
+	struct stat tmp;
+	int fd, fl;
+
+	if (!st)
+		st = &tmp;
+	/* O_NONBLOCK: opening a FIFO for reading waits for a writer, forever; O_NOCTTY: a tty
+	 * must not become our controlling terminal. Both only until the type is known. */
+	fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || (max && (uint64_t)st->st_size > max) ||
+	    (fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int e = errno;
+
+		if (S_ISDIR(st->st_mode))
+			e = EISDIR;
+		else if (!S_ISREG(st->st_mode))
+			e = ENODEV; /* FIFO, socket, character or block device */
+		else if (max && (uint64_t)st->st_size > max)
+			e = EFBIG;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+const char *file_kind(mode_t m)
+{
+	return S_ISREG(m) ? "regular file" : S_ISDIR(m) ? "directory" : S_ISLNK(m) ? "symbolic link" : S_ISFIFO(m) ? "FIFO"
+	       : S_ISCHR(m) ? "character device" : S_ISBLK(m) ? "block device" : S_ISSOCK(m) ? "socket" : "special file";
+}
+
+int read_input(int dirfd, const char *path, bool nofollow, uint64_t max, char **out, size_t *len)
+{
+	_cleanup_close_ int fd = open_input(dirfd, path, nofollow, max, NULL);
+	_cleanup_free_ char *buf = NULL;
+	size_t have = 0, cap = 4096;
+
+	if (fd < 0)
+		return fd;
+	buf = malloc(cap + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n;
+
+		if (have == cap) {
+			char *nb;
+
+			if (cap >= max)
+				return -EFBIG; /* it grew past the cap after the fstat */
+			cap = cap * 2 > max ? max : cap * 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb)
+				return -ENOMEM;
+			buf = nb;
+		}
+		n = read(fd, buf + have, cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	buf[have] = '\0';
+	if (len)
+		*len = have;
+	*out = TAKE_PTR(buf);
+	return 0;
+}
+
+bool root_is_live(const char *root)
+{
+	struct stat a, b;
+
+	return !root || streq(root, "/") ||
+	       (stat(root, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+}
+
+/* Resolve the directory `rel` below rootfd component by component, following symlinks as if
+ * rootfd were "/" (".." stops there, an absolute target restarts there): where the kernel has
+ * no openat2 (before Linux 5.6) or a filter refuses it. Returns an O_PATH descriptor. */
+int walk_in_root(int rootfd, const char *rel)
+{
+	_cleanup_free_ char *todo = xstrdup(rel);
+	int stack[1100]; /* a 1,024-byte path has at most 512 components; links add at most 40 restarts */
+	size_t n = 0;
+	int links = 0, r = 0;
+
+	stack[n] = openat(rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (stack[n] < 0)
+		return -errno;
+	n++;
+	for (;;) {
+		const char *s = todo;
+		_cleanup_free_ char *comp = NULL;
+		char *next;
+		struct stat st;
+		size_t len;
+
+		while (*s == '/')
+			s++;
+		if (!*s)
+			break;
+		len = strcspn(s, "/");
+		comp = strndup(s, len);
+		next = xstrdup(s + len);
+		if (!comp)
+			abort();
+		free(todo);
+		todo = next;
+		if (streq(comp, "."))
+			continue;
+		if (streq(comp, "..")) {
+			if (n > 1)
+				close(stack[--n]);
+			continue;
+		}
+		if (fstatat(stack[n - 1], comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+			break;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char t[4096];
+			ssize_t k = readlinkat(stack[n - 1], comp, t, sizeof(t) - 1);
+
+			if (++links > 40 || k < 0) {
+				r = k < 0 ? -errno : -ELOOP;
+				break;
+			}
+			t[k] = '\0';
+			if (t[0] == '/')
+				while (n > 1)
+					close(stack[--n]);
+			next = xasprintf("%s/%s", t, todo);
+			free(todo);
+			todo = next;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			r = -ENOTDIR;
+			break;
+		}
+		if (n == ARRAY_SIZE(stack)) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		stack[n] = openat(stack[n - 1], comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (stack[n] < 0) {
+			r = -errno;
+			break;
+		}
+		n++;
+	}
+	if (r == 0)
+		r = TAKE_FD(stack[n - 1]), n--;
+	while (n > 0)
+		close(stack[--n]);
+	return r;
+}
+
+int root_open_dir(int rootfd, const char *rel)
+{
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	int fd, pfd;
+
+	if (!*rel)
+		rel = ".";
+	/* ENOSYS before Linux 5.6, EPERM under a seccomp filter, EAGAIN when a rename raced the
+	 * lookup: the component walk below does the same job */
+	fd = (int)syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
+	if (fd >= 0 || (errno != ENOSYS && errno != EPERM && errno != E2BIG && errno != EAGAIN))
+		return fd >= 0 ? fd : -errno;
+	pfd = walk_in_root(rootfd, rel);
+	if (pfd < 0)
+		return pfd;
+	fd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = fd < 0 ? -errno : fd;
+	close(pfd);
+	return fd;
+}
+
+char *root_real(int rootfd, const char *rel, bool follow_last)
+{
+	_cleanup_free_ char *cur = xstrdup(rel);
+
+	for (int links = 0; links <= 40; links++) {
+		_cleanup_free_ char *dir = xstrdup(cur);
+		char *slash = strrchr(dir, '/');
+		const char *leaf = slash ? slash + 1 : dir;
+		_cleanup_close_ int fd = -1;
+		char link[64], real[PATH_MAX], t[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+
+		if (slash)
+			*slash = '\0';
+		fd = root_open_dir(rootfd, slash ? dir : "");
+		if (fd < 0) {
+			errno = -fd;
+			return NULL;
+		}
+		/* a last component that is a symlink: its target, again inside the root */
+		if (follow_last && *leaf && fstatat(fd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			n = readlinkat(fd, leaf, t, sizeof(t) - 1);
+			if (n < 0)
+				return NULL;
+			t[n] = '\0';
+			free(cur);
+			cur = t[0] == '/' ? xstrdup(t + 1) : xasprintf("%s%s%s", slash ? dir : "", slash ? "/" : "", t);
+			continue;
+		}
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		n = readlink(link, real, sizeof(real) - 1);
+		if (n < 0)
+			return NULL;
+		real[n] = '\0';
+		if (!*leaf || streq(leaf, "."))
+			return xstrdup(real);
+		if (streq(leaf, "..")) {
+			/* the parent, but never above the root */
+			_cleanup_free_ char *up = xasprintf("%s/..", slash ? dir : "");
+			_cleanup_close_ int ufd = root_open_dir(rootfd, up);
+
+			if (ufd < 0) {
+				errno = -ufd;
+				return NULL;
+			}
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", ufd);
+			n = readlink(link, real, sizeof(real) - 1);
+			if (n < 0)
+				return NULL;
+			real[n] = '\0';
+			return xstrdup(real);
+		}
+		return xasprintf("%s%s%s", real, streq(real, "/") ? "" : "/", leaf);
+	}
+	errno = ELOOP;
+	return NULL;
+}
+
+/* ---- names and ids: the root's own etc/passwd and etc/group (an offline root is not this host) ---- */
+
+/* Read ROOT/etc/FILE through the root (its symlinks resolved inside it); -ENOMEDIUM when it has none. */
+/* ROOT/etc/FILE resolved through the root (it may be a link to ../usr/share/...); NULL with
+ * -ENOMEDIUM in *r when the root has none. */
+static char *root_db_path(const char *root, const char *file, int *r)
+{
+	_cleanup_close_ int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_free_ char *rel = xasprintf("etc/%s", file);
+	char *real;
+
+	if (rootfd < 0) {
+		*r = -errno;
+		return NULL;
+	}
+	real = root_real(rootfd, rel, true);
+	*r = real ? 0 : errno == ENOENT || errno == ENOTDIR ? -ENOMEDIUM : -errno;
+	return real;
+}
+
+/* One restore looks up thousands of owners: keep each file read, until it changes (a restore
+ * may itself bring back etc/passwd before verify runs in the same process). */
+static int root_db(const char *root, const char *file, char **text)
+{
+	static struct {
+		char *root, *text;
+		dev_t dev;
+		ino_t ino;
+		struct timespec mtime;
+		off_t size;
+		int r;
+	} slot[2];
+	int k = streq(file, "group"), r;
+	_cleanup_free_ char *path = root_db_path(root, file, &r);
+	struct stat st = { 0 };
+
+	if (path && stat(path, &st) < 0)
+		r = errno == ENOENT ? -ENOMEDIUM : -errno;
+	if (r < 0)
+		return r;
+	if (!streq(slot[k].root, root) || slot[k].dev != st.st_dev || slot[k].ino != st.st_ino || slot[k].size != st.st_size ||
+	    slot[k].mtime.tv_sec != st.st_mtim.tv_sec || slot[k].mtime.tv_nsec != st.st_mtim.tv_nsec) {
+		free(slot[k].root);
+		free(slot[k].text);
+		slot[k].text = NULL;
+		slot[k].root = xstrdup(root);
+		slot[k].dev = st.st_dev, slot[k].ino = st.st_ino, slot[k].size = st.st_size, slot[k].mtime = st.st_mtim;
+		slot[k].r = read_input(AT_FDCWD, path, true, 16 << 20, &slot[k].text, NULL);
+	}
+	if (slot[k].r < 0)
+		return slot[k].r == -ENOENT ? -ENOMEDIUM : slot[k].r;
+	*text = xstrdup(slot[k].text);
+	return 0;
+}
+
+/* Find a line of a passwd/group file by name (field 0) or by id (field 2). */
+static bool db_find(const char *text, const char *name, long id, char **name_out, unsigned long *id_out)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t ll = strcspn(l, "\n");
+		_cleanup_free_ char *line = strndup(l, ll);
+		char *f[3] = { 0 }, *p, *end;
+		unsigned long v;
+
+		if (!line)
+			abort();
+		p = line;
+		for (int i = 0; i < 3 && p; i++) {
+			f[i] = p;
+			p = strchr(p, ':');
+			if (p)
+				*p++ = '\0';
+		}
+		if (!f[2] || !*f[0] || f[0][0] == '#' || f[0][0] == '+' || f[0][0] == '-')
+			continue;
+		errno = 0;
+		v = strtoul(f[2], &end, 10);
+		if (errno || !*f[2] || *end || v > UINT32_MAX - 1)
+			continue;
+		if ((name && streq(f[0], name)) || (!name && (unsigned long)id == v)) {
+			if (name_out)
+				*name_out = xstrdup(f[0]);
+			if (id_out)
+				*id_out = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int lookup_name(const char *root, bool group, const char *name, unsigned long *id)
+{
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	if (root_is_live(root)) {
+		struct passwd *pw = group ? NULL : getpwnam(name);
+		struct group *gr = group ? getgrnam(name) : NULL;
+
+		if (pw || gr) {
+			*id = pw ? pw->pw_uid : gr->gr_gid;
+			return 0;
+		}
+		r = -ENOENT;
+	} else {
+		r = root_db(root, group ? "group" : "passwd", &text);
+		if (r == 0)
+			r = db_find(text, name, 0, NULL, id) ? 0 : -ENOENT;
+	}
+	if (r < 0 && all_digits(name)) { /* stored by number: the backup had no name for it */
+		*id = strtoul(name, NULL, 10);
+		return 0;
+	}
+	return r;
+}
+
+int lookup_user(const char *root, const char *name, uid_t *uid)
+{
+	unsigned long v;
+	int r = lookup_name(root, false, name, &v);
+
+	if (r == 0)
+		*uid = (uid_t)v;
+	return r;
+}
+
+int lookup_group(const char *root, const char *name, gid_t *gid)
+{
+	unsigned long v;
+	int r = lookup_name(root, true, name, &v);
+
+	if (r == 0)
+		*gid = (gid_t)v;
+	return r;
+}
+
+static char *id_name(const char *root, bool group, unsigned long id)
+{
+	_cleanup_free_ char *text = NULL;
+	char *name = NULL;
+
+	if (root_is_live(root)) {
+		struct passwd *pw = group ? NULL : getpwuid((uid_t)id);
+		struct group *gr = group ? getgrgid((gid_t)id) : NULL;
+
+		if (pw || gr)
+			return xstrdup(pw ? pw->pw_name : gr->gr_name);
+	} else if (root_db(root, group ? "group" : "passwd", &text) == 0 && db_find(text, NULL, (long)id, &name, NULL))
+		return name;
+	return xasprintf("%lu", id);
+}
+
+char *root_user_name(const char *root, uid_t uid)
+{
+	return id_name(root, false, uid);
+}
+
+char *root_group_name(const char *root, gid_t gid)
+{
+	return id_name(root, true, gid);
 }
 
 /* ---------------------------------------------------------------- backup set ---- */
@@ -58,8 +488,8 @@ static struct mentry *source_add(struct arc_source *s, const char *rel, const ch
 	e->mode = st->st_mode & 07777;
 	e->uid = st->st_uid;
 	e->gid = st->st_gid;
-	e->user = user_name(st->st_uid);
-	e->group = group_name(st->st_gid);
+	e->user = root_user_name(s->root, st->st_uid);
+	e->group = root_group_name(s->root, st->st_gid);
 	e->mtime = st->st_mtim.tv_sec;
 	return e;
 }
@@ -93,9 +523,20 @@ static int walk(struct arc_source *s, const struct backup_opts *o, const char *f
 	struct stat st;
 	struct mentry *e;
 
-	if (s->man.n >= ARC_MAX_ENTRIES)
-		return set_why(why, -E2BIG, "the backup set holds more than %d entries; narrow the profile's [backup] paths",
-			    ARC_MAX_ENTRIES);
+	if (s->man.n >= s->lim->entries)
+		return set_why(why, -E2BIG, "the backup set holds more than %llu entries (the profile's [limits] entries); "
+			    "narrow the profile's [backup] paths or raise the limit", (unsigned long long)s->lim->entries);
+	if (arc_interrupted)
+		return set_why(why, -EINTR, "interrupted");
+	{
+		const char *base = strrchr(full, '/');
+
+		/* a temporary of an interrupted restore is a copy of some key, not config */
+		if (startswith(base ? base + 1 : full, RESTORE_TMP_PREFIX)) {
+			add_named(&s->skipped, &s->nskipped, full, "temporary left by an interrupted restore");
+			return 0;
+		}
+	}
 	if (lstat(full, &st) < 0) {
 		if (errno == EACCES)
 			return unreadable(s, o, full, errno);
@@ -118,9 +559,14 @@ static int walk(struct arc_source *s, const struct backup_opts *o, const char *f
 		if (r < 0)
 			return r == -EACCES ? unreadable(s, o, full, -r)
 					    : set_why(why, r, "cannot read '%s': %s", full, strerror(-r));
-		if (u64_add(s->data_bytes, bytes, &s->data_bytes) < 0 || s->data_bytes > ARC_MAX_BYTES)
-			return set_why(why, -EFBIG, "the backup set holds more than 256 MiB of data ('%s'); narrow the profile's [backup] paths",
-				    full);
+		if (bytes > s->lim->entry_bytes)
+			return set_why(why, -EFBIG, "'%s' holds %llu bytes, more than the %llu of the profile's [limits] entry_bytes; "
+				    "narrow the profile's [backup] paths or raise the limit", full, (unsigned long long)bytes,
+				    (unsigned long long)s->lim->entry_bytes);
+		if (u64_add(s->data_bytes, bytes, &s->data_bytes) < 0 || s->data_bytes > s->lim->data_bytes)
+			return set_why(why, -EFBIG, "the backup set holds more than %llu bytes of data (the profile's [limits] "
+				    "data_bytes) at '%s'; narrow the profile's [backup] paths or raise the limit",
+				    (unsigned long long)s->lim->data_bytes, full);
 		e = source_add(s, rel, full, &st);
 		e->type = MT_FILE;
 		e->size = bytes;
@@ -207,6 +653,7 @@ static bool under(const char *path, const char *dir)
 
 static int collect_state(struct arc_source *s, const char *dir, char **why)
 {
+	_cleanup_close_ int dfd = -1;
 	DIR *d = opendir(dir);
 	struct dirent *de;
 	char **names = NULL;
@@ -222,19 +669,43 @@ static int collect_state(struct arc_source *s, const char *dir, char **why)
 			names[nn++] = xstrdup(de->d_name);
 		}
 	closedir(d);
+	if (nn > s->lim->state_records) {
+		for (size_t i = 0; i < nn; i++)
+			free(names[i]);
+		free(names);
+		return set_why(why, -E2BIG, "the state directory '%s' holds %zu step records, more than the %llu of the profile's "
+			    "[limits] state_records; move old records away or raise the limit", dir, nn,
+			    (unsigned long long)s->lim->state_records);
+	}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		for (size_t i = 0; i < nn; i++)
+			free(names[i]);
+		free(names);
+		return set_why(why, -errno, "cannot open the state directory '%s': %m", dir);
+	}
 	if (nn > 1) /* qsort must not get NULL, even with no elements */
 		qsort(names, nn, sizeof(char *), cmp_str);
 	s->man.st = xcalloc(nn, sizeof(*s->man.st));
 	s->state = xcalloc(nn, sizeof(*s->state));
 	for (size_t i = 0; i < nn; i++) {
-		_cleanup_free_ char *p = xasprintf("%s/%s", dir, names[i]);
-		struct stat st;
 		char *data = NULL;
 		size_t len = 0;
 
-		if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode) || read_file_all(p, 16 << 20, &data, &len) < 0) {
+		/* a FIFO named like a record must not hang the backup: skipped like any non-file */
+		if (read_input(dfd, names[i], true, 16 << 20, &data, &len) < 0) {
 			free(names[i]);
 			continue;
+		}
+		/* records count toward data_bytes as restore counts them: all of it is held in memory */
+		if (u64_add(s->data_bytes, len, &s->data_bytes) < 0 || s->data_bytes > s->lim->data_bytes) {
+			free(data);
+			for (size_t k = i; k < nn; k++)
+				free(names[k]);
+			free(names);
+			return set_why(why, -EFBIG, "the backup set and the step records in '%s' hold more than %llu bytes (the "
+				    "profile's [limits] data_bytes); move old records away or raise the limit", dir,
+				    (unsigned long long)s->lim->data_bytes);
 		}
 		s->man.st[s->man.nst].name = names[i];
 		s->man.st[s->man.nst].size = len;
@@ -251,19 +722,28 @@ int backup_collect(const struct backup_opts *o, struct arc_source *s, char **why
 	const struct profile *p = o->profile;
 	struct strlist tops = { 0 };
 	const char *dup = NULL;
+	_cleanup_close_ int rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	static struct arc_limits deflim;
 	char now[32];
 	int r = 0;
 
 	*s = (struct arc_source){ 0 };
+	arc_limits_defaults(&deflim);
+	s->root = o->root;
+	s->lim = p ? &p->limits : &deflim;
+	if (rootfd < 0)
+		return set_why(why, -errno, "cannot open the root '%s': %m", o->root);
 	iso8601_utc(time(NULL), now);
 	s->man.host = xstrdup(host_name());
 	s->man.home = xstrdup(o->home);
 	s->man.created = xstrdup(now);
 	{
-		_cleanup_free_ char *hp = join(o->root, o->home[0] == '/' ? o->home + 1 : o->home);
+		/* every path below the root resolves inside it, as if it were "/" (a symlinked
+		 * ancestor must not lead out to this host's files) */
+		_cleanup_free_ char *hp = root_real(rootfd, o->home[0] == '/' ? o->home + 1 : o->home, true);
 		struct stat st;
 
-		s->man.user = stat(hp, &st) == 0 ? user_name(st.st_uid) : NULL;
+		s->man.user = hp && stat(hp, &st) == 0 ? root_user_name(o->root, st.st_uid) : NULL;
 		if (!s->man.user) {
 			const char *b = strrchr(o->home, '/');
 			s->man.user = xstrdup(b ? b + 1 : o->home);
@@ -285,18 +765,27 @@ int backup_collect(const struct backup_opts *o, struct arc_source *s, char **why
 			strlist_add(&tops, rel);
 	}
 	for (size_t i = 0; i < tops.n && r == 0; i++) {
-		_cleanup_free_ char *full = join(o->root, tops.v[i]);
+		_cleanup_free_ char *full = root_real(rootfd, tops.v[i], false);
 		_cleanup_free_ char *anc = xstrdup(tops.v[i]);
 		struct stat st;
 
+		if (!full) {
+			_cleanup_free_ char *shown = join(o->root, tops.v[i]);
+
+			if (errno != ENOENT && errno != ENOTDIR)
+				r = set_why(why, -errno, "cannot resolve '%s' inside the root: %m", shown);
+			else
+				add_named(&s->missing, &s->nmissing, shown, "does not exist");
+			continue;
+		}
 		/* ancestors first ("home", "home/nv"): a fresh root gets them with their owners */
 		if (lstat(full, &st) == 0)
 			for (char *q = anc; (q = strchr(q, '/')); q++) {
 				*q = '\0';
 				if (!source_has(s, anc)) {
-					_cleanup_free_ char *af = join(o->root, anc);
+					_cleanup_free_ char *af = root_real(rootfd, anc, true);
 
-					if (stat(af, &st) == 0 && S_ISDIR(st.st_mode)) {
+					if (af && stat(af, &st) == 0 && S_ISDIR(st.st_mode)) {
 						struct mentry *e = source_add(s, anc, af, &st);
 						e->type = MT_DIR;
 						e->parent = true;
@@ -314,7 +803,7 @@ int backup_collect(const struct backup_opts *o, struct arc_source *s, char **why
 	s->req = xcalloc(p->required.n, sizeof(*s->req));
 	for (size_t i = 0; i < p->required.n; i++) {
 		_cleanup_free_ char *rel = rel_of(p->required.v[i], o->home);
-		_cleanup_free_ char *full = join(o->root, rel);
+		_cleanup_free_ char *full = root_real(rootfd, rel, false);
 		const struct mentry *e = manifest_find(&s->man, rel);
 		struct required_file *q = &s->req[s->nreq++];
 		struct stat st;
@@ -323,7 +812,7 @@ int backup_collect(const struct backup_opts *o, struct arc_source *s, char **why
 		if (e && e->type == MT_FILE && e->size > 0) {
 			q->ok = true;
 			q->size = e->size;
-		} else if (lstat(full, &st) < 0)
+		} else if (!full || lstat(full, &st) < 0)
 			q->why = xasprintf("missing: %s", strerror(errno));
 		else if (S_ISLNK(st.st_mode))
 			q->why = xstrdup("not a regular file (symbolic link)");
@@ -391,6 +880,42 @@ static void entryp(struct archive_entry **e)
 		archive_entry_free(*e);
 }
 
+/* A libarchive write error by its true cause: a full disk is "no space left", not a failed header. */
+static int werr(struct archive *w, char **why, const char *name)
+{
+	int e = archive_errno(w);
+
+	if (e > 0 && e != EINVAL)
+		return set_why(why, -e, "cannot write the tarball (at '%s'): %s%s", name,
+			    e == ENOSPC ? "no space left on the device" : e == EDQUOT ? "disk quota exceeded" : strerror(e),
+			    e == ENOSPC || e == EDQUOT ? "; free some space there or write it elsewhere" : "");
+	return set_why(why, -EIO, "cannot write '%s' into the tarball: %s", name, archive_error_string(w));
+}
+
+/* Owner names in the tar headers and ACLs come from the root being backed up, not this host. */
+struct name_cb {
+	const char *root;
+	bool group;
+	char *last;
+};
+
+static const char *name_lookup(void *data, la_int64_t id)
+{
+	struct name_cb *c = data;
+
+	free(c->last);
+	c->last = c->group ? root_group_name(c->root, (gid_t)id) : root_user_name(c->root, (uid_t)id);
+	return c->last;
+}
+
+static void name_cleanup(void *data)
+{
+	struct name_cb *c = data;
+
+	free(c->last);
+	c->last = NULL;
+}
+
 static int write_blob(struct archive *w, const char *name, const void *data, size_t len, mode_t mode, char **why)
 {
 	_cleanup_(entryp) struct archive_entry *ae = archive_entry_new();
@@ -404,7 +929,7 @@ static int write_blob(struct archive *w, const char *name, const void *data, siz
 	archive_entry_set_gname(ae, "root");
 	if (archive_write_header(w, ae) != ARCHIVE_OK ||
 	    (len && archive_write_data(w, data, len) != (la_ssize_t)len))
-		return set_why(why, -EIO, "cannot write '%s' into the tarball: %s", name, archive_error_string(w));
+		return werr(w, why, name);
 	return 0;
 }
 
@@ -431,8 +956,10 @@ static int write_entry(struct archive *w, struct archive *disk, const struct men
 	archive_entry_copy_pathname(ae, e->path);
 	if (e->type == MT_SYMLINK)
 		archive_entry_copy_symlink(ae, e->link);
+	if (arc_interrupted)
+		return set_why(why, -EINTR, "interrupted");
 	if (archive_write_header(w, ae) < ARCHIVE_WARN)
-		return set_why(why, -EIO, "cannot write the header of '%s': %s", e->path, archive_error_string(w));
+		return werr(w, why, e->path);
 	if (e->type == MT_FILE) {
 		EVP_MD_CTX *md = EVP_MD_CTX_new();
 		unsigned char dg[EVP_MAX_MD_SIZE];
@@ -463,7 +990,7 @@ static int write_entry(struct archive *w, struct archive *disk, const struct men
 			}
 			EVP_DigestUpdate(md, buf, (size_t)n);
 			if (archive_write_data(w, buf, (size_t)n) != n) {
-				r = set_why(why, -EIO, "cannot write '%s' into the tarball: %s", e->path, archive_error_string(w));
+				r = werr(w, why, e->path);
 				break;
 			}
 		}
@@ -481,6 +1008,7 @@ static int write_entry(struct archive *w, struct archive *disk, const struct men
 
 static int write_stream(const struct arc_source *s, int fd, char **why)
 {
+	struct name_cb ucb = { .root = s->root ? s->root : "/" }, gcb = { .root = s->root ? s->root : "/", .group = true };
 	_cleanup_(archive_writep) struct archive *w = archive_write_new();
 	_cleanup_(archive_readp) struct archive *disk = archive_read_disk_new();
 	json_object *mj = manifest_to_json(&s->man);
@@ -491,12 +1019,13 @@ static int write_stream(const struct arc_source *s, int fd, char **why)
 	json_object_put(mj);
 	if (!w || !disk)
 		return -ENOMEM;
-	archive_read_disk_set_standard_lookup(disk);
+	archive_read_disk_set_uname_lookup(disk, &ucb, name_lookup, name_cleanup);
+	archive_read_disk_set_gname_lookup(disk, &gcb, name_lookup, name_cleanup);
 	archive_read_disk_set_symlink_physical(disk);
 	archive_read_disk_set_behavior(disk, ARCHIVE_READDISK_NO_FFLAGS | ARCHIVE_READDISK_NO_SPARSE);
 	if (archive_write_add_filter_gzip(w) != ARCHIVE_OK || archive_write_set_format_pax(w) != ARCHIVE_OK ||
 	    archive_write_open_fd(w, fd) != ARCHIVE_OK)
-		return set_why(why, -EIO, "cannot start the tarball: %s", archive_error_string(w));
+		return werr(w, why, MANIFEST_NAME);
 	r = write_blob(w, MANIFEST_NAME, text, strlen(text), 0600, why);
 	for (size_t i = 0; r == 0 && i < s->man.n; i++)
 		r = write_entry(w, disk, &s->man.e[i], s->src[i], why);
@@ -508,7 +1037,7 @@ static int write_stream(const struct arc_source *s, int fd, char **why)
 		archive_entry_set_perm(ae, 0700);
 		archive_entry_set_mtime(ae, time(NULL), 0);
 		if (archive_write_header(w, ae) != ARCHIVE_OK)
-			r = set_why(why, -EIO, "cannot write into the tarball: %s", archive_error_string(w));
+			r = werr(w, why, STATE_DIR_NAME);
 		for (size_t i = 0; r == 0 && i < s->man.nst; i++) {
 			_cleanup_free_ char *n = xasprintf(STATE_DIR_NAME "/%s", s->state[i].name);
 
@@ -518,19 +1047,56 @@ static int write_stream(const struct arc_source *s, int fd, char **why)
 	if (r < 0)
 		return r;
 	if (archive_write_close(w) != ARCHIVE_OK)
-		return set_why(why, -EIO, "cannot finish the tarball: %s", archive_error_string(w));
+		return werr(w, why, "the end of the archive");
 	return 0;
 }
 
-int arc_write(const struct arc_source *s, const char *out, uid_t uid, gid_t gid, char sha256[65], uint64_t *bytes,
-	      char **why)
+int arc_sweep_tmps(const char *out)
+{
+	_cleanup_free_ char *d = xstrdup(out), *b = xstrdup(out);
+	const char *base = strrchr(b, '/') ? strrchr(b, '/') + 1 : b;
+	char *sl = strrchr(d, '/');
+	_cleanup_close_ int dfd = open(sl ? (sl == d ? "/" : (*sl = '\0', d)) : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t n = strlen(base);
+	int count = 0;
+	DIR *dir;
+	struct dirent *de;
+
+	if (dfd < 0)
+		return 0;
+	dir = fdopendir(dup(dfd));
+	if (!dir)
+		return 0;
+	while ((de = readdir(dir))) {
+		const char *x = de->d_name + n;
+		struct stat st;
+		bool ours = strncmp(de->d_name, base, n) == 0 && startswith(x, ".tmp.") && strlen(x) == 11;
+
+		/* mkostemp's six characters: letters and digits only */
+		for (int i = 5; ours && i < 11; i++)
+			if (!((x[i] >= 'a' && x[i] <= 'z') || (x[i] >= 'A' && x[i] <= 'Z') || (x[i] >= '0' && x[i] <= '9')))
+				ours = false;
+		if (ours && fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    unlinkat(dfd, de->d_name, 0) == 0)
+			count++;
+	}
+	closedir(dir);
+	return count;
+}
+
+int arc_write_tmp(const struct arc_source *s, const char *out, uid_t uid, gid_t gid, char sha256[65], uint64_t *bytes,
+		  char **tmp_out, char **why)
 {
 	_cleanup_free_ char *tmp = xasprintf("%s.tmp.XXXXXX", out);
-	_cleanup_close_ int fd = mkostemp(tmp, O_CLOEXEC);
+	_cleanup_close_ int fd = -1;
 	struct arc back = { 0 };
 	_cleanup_free_ char *bwhy = NULL;
 	int r;
 
+	/* what a killed run left under our temporary names (copies of the keys): gone first */
+	arc_sweep_tmps(out);
+	/* mkostemp: O_CREAT|O_EXCL under a name of our own, never an existing file or link */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return set_why(why, -errno, "cannot create a temporary file beside '%s': %m; choose another --out", out);
 	if (fchmod(fd, 0600) < 0 || ((uid != (uid_t)-1 || gid != (gid_t)-1) && fchown(fd, uid, gid) < 0)) {
@@ -545,7 +1111,12 @@ int arc_write(const struct arc_source *s, const char *out, uid_t uid, gid_t gid,
 		goto bad;
 	}
 	/* Read back what reached the disk, through the same validation restore applies. */
-	r = arc_load(tmp, &back, &bwhy);
+	r = arc_load(tmp, s->lim, &back, &bwhy);
+	if (r == -EINTR) {
+		r = set_why(why, -EINTR, "interrupted");
+		arc_free(&back);
+		goto bad;
+	}
 	if (r < 0) {
 		r = set_why(why, -EIO, "the tarball read back wrong (%s); it was removed: check the disk and run backup again",
 			 bwhy ? bwhy : strerror(-r));
@@ -568,17 +1139,35 @@ int arc_write(const struct arc_source *s, const char *out, uid_t uid, gid_t gid,
 	memcpy(sha256, back.sha256, 65);
 	*bytes = back.bytes;
 	arc_free(&back);
+	*tmp_out = TAKE_PTR(tmp);
+	return 0;
+bad:
+	unlink(tmp);
+	return r;
+}
+
+int arc_commit(const char *tmp, const char *out, char **why)
+{
+	int r;
+
 	if (rename(tmp, out) < 0) {
 		r = set_why(why, -errno, "cannot rename '%s' to '%s': %m", tmp, out);
-		goto bad;
+		unlink(tmp);
+		return r;
 	}
 	r = fsync_parent_dir(out);
 	if (r < 0)
 		return set_why(why, r, "cannot flush the directory of '%s': %s", out, strerror(-r));
 	return 0;
-bad:
-	unlink(tmp);
-	return r;
+}
+
+int arc_write(const struct arc_source *s, const char *out, uid_t uid, gid_t gid, char sha256[65], uint64_t *bytes,
+	      char **why)
+{
+	_cleanup_free_ char *tmp = NULL;
+	int r = arc_write_tmp(s, out, uid, gid, sha256, bytes, &tmp, why);
+
+	return r < 0 ? r : arc_commit(tmp, out, why);
 }
 
 /* ---------------------------------------------------------------- reading ---- */
@@ -640,7 +1229,8 @@ static int read_data(struct archive *r, const char *name, uint64_t size, unsigne
 	return 0;
 }
 
-static int load_entries(struct archive *r, struct arc *a, bool *seen, bool *seen_state, char **why)
+static int load_entries(struct archive *r, const struct arc_limits *lim, struct arc *a, bool *seen, bool *seen_state,
+			char **why)
 {
 	struct archive_entry *ae;
 	uint64_t total = 0;
@@ -663,8 +1253,10 @@ static int load_entries(struct archive *r, struct arc *a, bool *seen, bool *seen
 		if (st != ARCHIVE_OK)
 			return set_why(why, -EBADMSG, "the tarball is truncated or corrupt after %zu entries: %s", count,
 				    archive_error_string(r));
-		if (++count > (size_t)ARC_MAX_ENTRIES + 256 + 1)
-			return set_why(why, -EBADMSG, "the tarball holds more than %d entries; refusing it", ARC_MAX_ENTRIES);
+		/* the manifest's entries, its state records and the swaptool-state/ directory */
+		if (++count > a->man.n + a->man.nst + 1)
+			return set_why(why, -EBADMSG, "the tarball holds more entries than its manifest lists (%zu); refusing it",
+				    a->man.n + a->man.nst + 1);
 		raw = archive_entry_pathname(ae);
 		if (!raw)
 			return set_why(why, -EBADMSG, "entry %zu has no name", count);
@@ -678,8 +1270,12 @@ static int load_entries(struct archive *r, struct arc *a, bool *seen, bool *seen
 		if (ft == AE_IFIFO || ft == AE_IFSOCK)
 			return set_why(why, -EBADMSG, "refusing entry '%s': %s", raw, ft == AE_IFIFO ? "FIFO" : "socket");
 		size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
-		if (size < 0 || (uint64_t)size > ARC_MAX_BYTES || total + (uint64_t)size > ARC_MAX_BYTES)
-			return set_why(why, -EBADMSG, "refusing entry '%s': more than 256 MiB of data in the tarball", raw);
+		if (size < 0 || (uint64_t)size > lim->entry_bytes)
+			return set_why(why, -EBADMSG, "refusing entry '%s': %lld bytes, more than the %llu of the profile's [limits] "
+				    "entry_bytes", raw, (long long)size, (unsigned long long)lim->entry_bytes);
+		if (total + (uint64_t)size > lim->data_bytes)
+			return set_why(why, -EBADMSG, "refusing entry '%s': the tarball holds more than the %llu bytes of data of "
+				    "the profile's [limits] data_bytes", raw, (unsigned long long)lim->data_bytes);
 		if (streq(path, STATE_DIR_NAME)) {
 			if (ft != AE_IFDIR)
 				return set_why(why, -EBADMSG, "refusing entry '%s': not a directory", raw);
@@ -764,7 +1360,7 @@ static int load_entries(struct archive *r, struct arc *a, bool *seen, bool *seen
 
 /* The whole gzip stream, trailer included: the tar reader stops at the end-of-archive blocks
  * and never reaches the CRC-32 and length in the last 8 bytes, so a damaged tail would pass. */
-static int gzip_check(int fd, const char *path, char **why)
+static int gzip_check(int fd, const char *path, uint64_t cap, char **why)
 {
 	_cleanup_(archive_readp) struct archive *r = archive_read_new();
 	struct archive_entry *ae;
@@ -786,6 +1382,12 @@ static int gzip_check(int fd, const char *path, char **why)
 	while ((n = archive_read_data(r, buf, sizeof(buf))) > 0) {
 		crc = crc32(crc, (const Bytef *)buf, (uInt)n);
 		len += (uint64_t)n;
+		/* while streaming: a few MiB of gzip can expand to terabytes */
+		if (len > cap)
+			return set_why(why, -EBADMSG, "'%s' expands to more than %llu bytes (the profile's [limits] expanded_bytes): "
+				    "refusing it as a possible gzip bomb", path, (unsigned long long)cap);
+		if (arc_interrupted)
+			return set_why(why, -EINTR, "interrupted");
 	}
 	if (n < 0)
 		return set_why(why, -EBADMSG, "'%s' is a truncated or corrupt gzip stream: %s", path, archive_error_string(r));
@@ -798,30 +1400,44 @@ static int gzip_check(int fd, const char *path, char **why)
 	return 0;
 }
 
-int arc_load(const char *path, struct arc *a, char **why)
+int arc_load(const char *path, const struct arc_limits *lim, struct arc *a, char **why)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st = { 0 };
+	_cleanup_close_ int fd = open_input(AT_FDCWD, path, false, 0, &st);
 	_cleanup_(archive_readp) struct archive *r = NULL;
 	_cleanup_free_ bool *seen = NULL, *seen_state = NULL;
 	_cleanup_free_ unsigned char *mtext = NULL;
 	struct archive_entry *ae;
-	struct stat st;
+	struct arc_limits deflim;
+	unsigned char magic[2];
 	int64_t msize;
 	int rr;
 
 	*a = (struct arc){ 0 };
+	if (!lim) {
+		arc_limits_defaults(&deflim);
+		lim = &deflim;
+	}
+	/* What it is before reading it: a FIFO or device would block or never end, and a
+	 * 2 TB disk image passed by mistake would be hashed for hours. */
+	if (fd == -ENODEV || fd == -EISDIR)
+		return set_why(why, -EINVAL, "'%s' is a %s, not a tarball: name the backup's .tar.gz file", path,
+			    file_kind(st.st_mode));
 	if (fd < 0)
-		return set_why(why, -errno, "cannot open '%s': %m", path);
-	if (fstat(fd, &st) < 0)
-		return set_why(why, -errno, "cannot stat '%s': %m", path);
-	if (!S_ISREG(st.st_mode))
-		return set_why(why, -EINVAL, "'%s' is not a regular file", path);
+		return set_why(why, fd, "cannot open '%s': %s", path, strerror(-fd));
+	if ((uint64_t)st.st_size > lim->tarball_bytes)
+		return set_why(why, -EFBIG, "'%s' is %llu bytes, more than the %llu a backup tarball may have (the profile's "
+			    "[limits] tarball_bytes): is it the backup's .tar.gz?", path, (unsigned long long)st.st_size,
+			    (unsigned long long)lim->tarball_bytes);
+	/* RFC 1952: a gzip member starts with 1f 8b */
+	if (pread(fd, magic, 2, 0) != 2 || magic[0] != 0x1f || magic[1] != 0x8b)
+		return set_why(why, -EBADMSG, "'%s' is not gzip-compressed: a swaptool backup is a gzip pax tarball", path);
 	rr = sha256_fd(fd, a->sha256, &a->bytes);
 	if (rr < 0)
 		return set_why(why, rr, "cannot read '%s': %s", path, strerror(-rr));
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return set_why(why, -errno, "cannot rewind '%s': %m", path);
-	rr = gzip_check(fd, path, why);
+	rr = gzip_check(fd, path, lim->expanded_bytes, why);
 	if (rr < 0)
 		return rr;
 	if (lseek(fd, 0, SEEK_SET) < 0)
@@ -846,10 +1462,16 @@ int arc_load(const char *path, struct arc *a, char **why)
 	rr = manifest_parse((const char *)mtext, (size_t)msize, &a->man, why);
 	if (rr < 0)
 		return rr;
+	if (a->man.n > lim->entries)
+		return set_why(why, -EBADMSG, "the manifest lists %zu entries, more than the limit of %llu (the profile's [limits] "
+			    "entries)", a->man.n, (unsigned long long)lim->entries);
+	if (a->man.nst > lim->state_records)
+		return set_why(why, -EBADMSG, "the manifest lists %zu state records, more than the limit of %llu (the profile's "
+			    "[limits] state_records)", a->man.nst, (unsigned long long)lim->state_records);
 	seen = xcalloc(a->man.n, sizeof(bool));
 	seen_state = xcalloc(a->man.nst, sizeof(bool));
 	a->state = xcalloc(a->man.nst, sizeof(*a->state));
-	rr = load_entries(r, a, seen, seen_state, why);
+	rr = load_entries(r, lim, a, seen, seen_state, why);
 	if (rr < 0)
 		return rr;
 	if (archive_read_close(r) != ARCHIVE_OK)

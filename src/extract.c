@@ -6,22 +6,13 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <time.h>
-
-static bool all_digits(const char *s)
-{
-	if (!s || !*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
 
 /* ---------------------------------------------------------------- names ---- */
 
@@ -60,61 +51,6 @@ const char *name_map_apply(const struct name_map *m, const char *name)
 		if (streq(m->from[i], name))
 			return m->to[i];
 	return name;
-}
-
-/* After a reinstall the names are what matters, and on an offline --root they live in its /etc. */
-static FILE *root_db(const char *root, const char *file)
-{
-	_cleanup_free_ char *p = NULL;
-
-	if (!root || streq(root, "/"))
-		return NULL;
-	p = xasprintf("%s/etc/%s", root, file);
-	return fopen(p, "re");
-}
-
-int lookup_user(const char *root, const char *name, uid_t *uid)
-{
-	_cleanup_fclose_ FILE *f = root_db(root, "passwd");
-	struct passwd *pw;
-
-	if (f) {
-		while ((pw = fgetpwent(f)))
-			if (streq(pw->pw_name, name)) {
-				*uid = pw->pw_uid;
-				return 0;
-			}
-	} else if ((pw = getpwnam(name))) {
-		*uid = pw->pw_uid;
-		return 0;
-	}
-	if (all_digits(name)) { /* stored by number: the backup had no name for it */
-		*uid = (uid_t)strtoul(name, NULL, 10);
-		return 0;
-	}
-	return -ENOENT;
-}
-
-int lookup_group(const char *root, const char *name, gid_t *gid)
-{
-	_cleanup_fclose_ FILE *f = root_db(root, "group");
-	struct group *gr;
-
-	if (f) {
-		while ((gr = fgetgrent(f)))
-			if (streq(gr->gr_name, name)) {
-				*gid = gr->gr_gid;
-				return 0;
-			}
-	} else if ((gr = getgrnam(name))) {
-		*gid = gr->gr_gid;
-		return 0;
-	}
-	if (all_digits(name)) {
-		*gid = (gid_t)strtoul(name, NULL, 10);
-		return 0;
-	}
-	return -ENOENT;
 }
 
 const char *restore_action_name(enum restore_action a)
@@ -182,6 +118,107 @@ static bool strlist_has(const struct strlist *l, const char *s)
 		if (streq(l->v[i], s))
 			return true;
 	return false;
+}
+
+/* ---------------------------------------------------------------- strays ---- */
+
+int restore_strays(int dfd, const char *dir, struct strlist *found, bool remove)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (!startswith(de->d_name, RESTORE_TMP_PREFIX) ||
+		    fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			continue;
+		if (found) {
+			_cleanup_free_ char *rel = *dir ? xasprintf("%s/%s", dir, de->d_name) : xstrdup(de->d_name);
+			strlist_add(found, rel);
+		}
+		if (remove && unlinkat(dfd, de->d_name, 0) < 0 && errno != ENOENT && r == 0)
+			r = -errno;
+	}
+	closedir(d);
+	return r;
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Directories to look in for strays: the directory of each path and each path itself (the
+ * callers skip what is not a directory), sorted and without repeats (8,192 entries). */
+char **stray_dirs(char *const *paths, size_t n, size_t *count)
+{
+	char **v = xcalloc(2 * n + 1, sizeof(char *));
+	size_t k = 0, u = 0;
+
+	v[k++] = xstrdup("");
+	for (size_t i = 0; i < n; i++) {
+		char *d = xstrdup(paths[i]), *sl = strrchr(d, '/');
+
+		v[k++] = xstrdup(paths[i]);
+		if (sl)
+			*sl = '\0';
+		else
+			d[0] = '\0';
+		v[k++] = d;
+	}
+	qsort(v, k, sizeof(char *), cmp_strp);
+	for (size_t i = 0; i < k; i++) {
+		if (u > 0 && streq(v[u - 1], v[i])) {
+			free(v[i]);
+			continue;
+		}
+		v[u++] = v[i];
+	}
+	*count = u;
+	return v;
+}
+
+static void find_strays(int rootfd, const struct restore_plan *p, struct strlist *found)
+{
+	_cleanup_free_ char **dests = xcalloc(p->n + 1, sizeof(char *));
+	char **dirs;
+	size_t n;
+
+	for (size_t i = 0; i < p->n; i++)
+		dests[i] = p->v[i].dest;
+	dirs = stray_dirs(dests, p->n, &n);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_close_ int dfd = -1;
+
+		if (!*dirs[i])
+			dfd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		else {
+			/* through open_parent: a symlink on the way is not followed */
+			_cleanup_free_ char *probe = xasprintf("%s/x", dirs[i]);
+			const char *leaf;
+			int pfd = open_parent(rootfd, probe, false, NULL, &leaf, NULL);
+
+			dfd = pfd >= 0 ? pfd : -1;
+		}
+		if (dfd >= 0)
+			restore_strays(dfd, dirs[i], found, false);
+		free(dirs[i]);
+	}
+	free(dirs);
+}
+
+static bool endswith_pre_swap(const char *s)
+{
+	size_t n = strlen(s);
+	return n >= 9 && streq(s + n - 9, ".pre-swap");
 }
 
 /* ---------------------------------------------------------------- plan ---- */
@@ -286,14 +323,23 @@ static int owner_of(const struct arc *a, const struct restore_opts *o, const str
 		    char **why)
 {
 	const char *u = name_map_apply(o->map, m->user), *g = name_map_apply(o->map, m->group);
+	int r;
 
 	(void)a;
-	if (lookup_user(o->root, u, uid) < 0)
-		return set_why(why, -ESRCH, "the user '%s' of '%s' does not exist on this machine; create it, or pass --map-user %s=NAME",
-			    u, m->path, m->user);
-	if (lookup_group(o->root, g, gid) < 0)
-		return set_why(why, -ESRCH, "the group '%s' of '%s' does not exist on this machine; create it, or pass --map-user %s=NAME",
-			    g, m->path, m->group);
+	/* an offline root with no etc/passwd of its own (a bare directory): the ids the backup
+	 * recorded, never this host's idea of the names */
+	r = lookup_user(o->root, u, uid);
+	if (r == -ENOMEDIUM)
+		*uid = m->uid;
+	else if (r < 0)
+		return set_why(why, -ESRCH, "the user '%s' of '%s' does not exist on %s; create it, or pass --map-user %s=NAME",
+			    u, m->path, root_is_live(o->root) ? "this machine" : "the root's etc/passwd", m->user);
+	r = lookup_group(o->root, g, gid);
+	if (r == -ENOMEDIUM)
+		*gid = m->gid;
+	else if (r < 0)
+		return set_why(why, -ESRCH, "the group '%s' of '%s' does not exist on %s; create it, or pass --map-user %s=NAME",
+			    g, m->path, root_is_live(o->root) ? "this machine" : "the root's etc/group", m->group);
 	return 0;
 }
 
@@ -354,6 +400,19 @@ int restore_plan(const struct arc *a, const struct restore_opts *o, struct resto
 		if (p->v[i].action == RA_CREATE && !strlist_has(&p->created, p->v[i].dest))
 			strlist_add(&p->created, p->v[i].dest);
 	}
+	/* Two entries for one destination: an archive entry 'etc/fstab.pre-swap' next to the
+	 * fstab the trap keeps there; the second would overwrite the first. */
+	if (p->n > 1) {
+		_cleanup_free_ char **d = xcalloc(p->n, sizeof(char *));
+
+		for (size_t i = 0; i < p->n; i++)
+			d[i] = p->v[i].dest;
+		qsort(d, p->n, sizeof(char *), cmp_strp);
+		for (size_t i = 1; i < p->n; i++)
+			if (streq(d[i - 1], d[i]))
+				return set_why(why, -EBADMSG, "refusing the archive: two of its entries would be written to '%s'%s",
+					    d[i], endswith_pre_swap(d[i]) ? " (an entry of that name and the fstab kept there)" : "");
+	}
 	if (a->man.undo)
 		for (size_t i = a->man.undo_created.n; i-- > 0;) {
 			const char *rel = a->man.undo_created.v[i];
@@ -368,6 +427,7 @@ int restore_plan(const struct arc *a, const struct restore_opts *o, struct resto
 				continue;
 			plan_add(p, NULL, rel, RA_REMOVE, (uid_t)-1, (gid_t)-1);
 		}
+	find_strays(rootfd, p, &p->strays);
 	return 0;
 }
 
@@ -383,6 +443,7 @@ void restore_plan_free(struct restore_plan *p)
 	}
 	free(p->fst);
 	strlist_clear(&p->created);
+	strlist_clear(&p->strays);
 	*p = (struct restore_plan){ 0 };
 }
 
@@ -612,6 +673,8 @@ static int write_undo(const struct arc *a, const struct restore_opts *o, const s
 	u.man.home = a->man.home ? xstrdup(a->man.home) : NULL;
 	u.man.user = a->man.user ? xstrdup(a->man.user) : NULL;
 	u.man.undo = true;
+	u.root = o->root;
+	u.lim = o->profile ? &o->profile->limits : NULL;
 	for (size_t i = 0; i < p->created.n; i++)
 		strlist_add(&u.man.undo_created, p->created.v[i]);
 	for (size_t i = 0; i < p->n && r == 0; i++) {
@@ -635,12 +698,9 @@ static int write_undo(const struct arc *a, const struct restore_opts *o, const s
 		e->mode = st.st_mode & 07777;
 		e->uid = st.st_uid;
 		e->gid = st.st_gid;
-		{
-			struct passwd *pw = getpwuid(st.st_uid);
-			struct group *gr = getgrgid(st.st_gid);
-			e->user = pw ? xstrdup(pw->pw_name) : xasprintf("%u", (unsigned)st.st_uid);
-			e->group = gr ? xstrdup(gr->gr_name) : xasprintf("%u", (unsigned)st.st_gid);
-		}
+		/* named as the root names them, so that --undo maps them back to the same ids */
+		e->user = root_user_name(o->root, st.st_uid);
+		e->group = root_group_name(o->root, st.st_gid);
 		e->mtime = st.st_mtim.tv_sec;
 		if (S_ISREG(st.st_mode)) {
 			e->type = MT_FILE;
@@ -697,6 +757,54 @@ static int commit_step(int rootfd, const struct restore_step *s, const char *tmp
 	return 0;
 }
 
+/* The step records back into the state directory: each to a temporary of our own (mkostemp),
+ * one syncfs, then the renames and one fsync of the directory (a fsync per record made 4,096
+ * records take 40 s). */
+static int restore_records(const struct arc *a, const char *dir, char **why)
+{
+	_cleanup_close_ int dfd = -1;
+	char **tmps = xcalloc(a->man.nst, sizeof(char *));
+	int r = mkdir_p(dir, 0700);
+
+	if (r == 0 && (dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		r = -errno;
+	for (size_t i = 0; i < a->man.nst && r == 0; i++) {
+		_cleanup_close_ int fd = -1;
+
+		tmps[i] = xasprintf("%s/%s.tmp.XXXXXX", dir, a->state[i].name);
+		fd = mkostemp(tmps[i], O_CLOEXEC);
+		if (fd < 0) {
+			r = -errno;
+			free(tmps[i]);
+			tmps[i] = NULL;
+			break;
+		}
+		r = fchmod(fd, 0600) < 0 ? -errno : write_all(fd, a->state[i].data, a->state[i].len);
+	}
+	if (r == 0 && syncfs(dfd) < 0)
+		r = -errno;
+	for (size_t i = 0; i < a->man.nst; i++) {
+		if (!tmps[i])
+			continue;
+		if (r == 0) {
+			_cleanup_free_ char *path = xasprintf("%s/%s", dir, a->state[i].name);
+
+			if (rename(tmps[i], path) < 0)
+				r = -errno;
+		}
+		if (r < 0)
+			unlink(tmps[i]);
+		free(tmps[i]);
+	}
+	free(tmps);
+	if (r == 0 && fsync(dfd) < 0)
+		r = -errno;
+	if (r < 0)
+		return set_why(why, r, "cannot bring the step records back into '%s': %s", dir,
+			    r == -ENOSPC ? "no space left on the device" : strerror(-r));
+	return 0;
+}
+
 int restore_apply(const struct arc *a, const struct restore_opts *o, struct restore_plan *p, char **why)
 {
 	_cleanup_close_ int rootfd = open(o->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -709,6 +817,17 @@ int restore_apply(const struct arc *a, const struct restore_opts *o, struct rest
 		r = write_undo(a, o, p, why);
 		if (r < 0)
 			return r;
+	}
+	/* what an interrupted restore left: copies of keys under names no one else uses */
+	for (size_t i = 0; i < p->strays.n; i++) {
+		_cleanup_free_ char *bad = NULL;
+		const char *leaf;
+		_cleanup_close_ int dfd = open_parent(rootfd, p->strays.v[i], false, NULL, &leaf, &bad);
+		struct stat st;
+
+		if (dfd >= 0 && fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+		    unlinkat(dfd, leaf, 0) < 0 && errno != ENOENT)
+			return set_why(why, -errno, "cannot remove '%s', left by an interrupted restore: %m", p->strays.v[i]);
 	}
 	/*
 	 * Directories first (archive order: parents first); then every file and symlink to a
@@ -727,8 +846,14 @@ int restore_apply(const struct arc *a, const struct restore_opts *o, struct rest
 			t = s->item->m->type;
 			if (t == MT_HARDLINK || (pass == 0) != (t == MT_DIR))
 				continue;
+			if (arc_interrupted) {
+				r = set_why(why, -EINTR, "interrupted before any file was put in place");
+				break;
+			}
 			r = write_step(rootfd, s, o->root, &made, pass == 1 ? tmps[i] : NULL, why);
 		}
+	if (r == 0 && arc_interrupted)
+		r = set_why(why, -EINTR, "interrupted before any file was put in place");
 	if (r == 0 && syncfs(rootfd) < 0)
 		r = set_why(why, -errno, "cannot flush the filesystem of '%s': %m", o->root);
 	for (size_t i = 0; i < p->n; i++)
@@ -764,15 +889,7 @@ int restore_apply(const struct arc *a, const struct restore_opts *o, struct rest
 	strlist_clear(&made);
 	if (r == 0 && syncfs(rootfd) < 0)
 		r = set_why(why, -errno, "cannot flush the filesystem of '%s': %m", o->root);
-	if (r == 0 && o->state_dir && a->man.nst > 0) {
-		r = mkdir_p(o->state_dir, 0700);
-		for (size_t i = 0; i < a->man.nst && r == 0; i++) {
-			_cleanup_free_ char *path = xasprintf("%s/%s", o->state_dir, a->state[i].name);
-
-			r = write_file_atomic(path, a->state[i].data, a->state[i].len, 0600);
-		}
-		if (r < 0)
-			r = set_why(why, r, "cannot bring the step records back into '%s': %s", o->state_dir, strerror(-r));
-	}
+	if (r == 0 && o->state_dir && a->man.nst > 0)
+		r = restore_records(a, o->state_dir, why);
 	return r;
 }

@@ -52,7 +52,7 @@ static const struct step steps[] = {
 	  "  --root DIR          write under DIR (default /); only entries the manifest lists\n"
 	  "  --dry-run           say what would be created, replaced, kept or refused; write nothing\n"
 	  "  --map-user OLD=NEW  owner (user or group) OLD in the backup is NEW here (repeatable)\n"
-	  "  --undo-out FILE     where the undo tarball goes (default STATE/restore-undo-TIME-PID.tar.gz)\n"
+	  "  --undo-out FILE     a new file for the undo tarball (default STATE/restore-undo-TIME-PID.tar.gz)\n"
 	  "  --undo              put back what an earlier restore replaced and remove what it created\n",
 	  step_restore_run, step_restore_render, STEP_SAVES_RECORD },
 	{ "verify", "the live system against a backup's manifest: files, modes, owners, controller.key, fstab ids, hosts",
@@ -242,6 +242,7 @@ int main(int argc, char **argv)
 	r = profile_load(ctx.profile_path, &ctx.profile, &perr);
 	if (r < 0) {
 		out_error(&ctx, EXIT_USAGE, perr);
+		free(ctx.state_dir); /* from --state: LeakSanitizer in CI flags it */
 		return EXIT_USAGE;
 	}
 	if (!ctx.state_dir && state_dir_default(&ctx.state_dir) < 0) {

@@ -268,12 +268,9 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 		json_object_put(o);
 		return rr;
 	}
+	/* the count is checked against the profile's [limits] by arc_load; the manifest's own
+	 * size cap (ARC_MAX_MANIFEST) bounds what is parsed here */
 	n = json_object_array_length(a);
-	if (n > ARC_MAX_ENTRIES) {
-		rr = set_why(why, -EBADMSG, "the manifest lists %zu entries, more than the limit of %d", n, ARC_MAX_ENTRIES);
-		json_object_put(o);
-		return rr;
-	}
 	for (size_t i = 0; i < n; i++) {
 		json_object *j = json_object_array_get_idx(a, i);
 		const char *path = jget_str(j, "path"), *type = jget_str(j, "type"), *mode = jget_str(j, "mode");
@@ -288,8 +285,10 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 			json_object_put(o);
 			return rr;
 		}
+		const char *base = strrchr(path, '/');
+
 		if (startswith(path, MANIFEST_NAME) || streq(path, STATE_DIR_NAME) ||
-		    startswith(path, STATE_DIR_NAME "/")) {
+		    startswith(path, STATE_DIR_NAME "/") || startswith(base ? base + 1 : path, RESTORE_TMP_PREFIX)) {
 			rr = set_why(why, -EBADMSG, "manifest entry '%s' uses a name reserved for swaptool", path);
 			json_object_put(o);
 			return rr;
@@ -341,11 +340,6 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 	a = jget(o, "state");
 	if (a && json_object_is_type(a, json_type_array)) {
 		n = json_object_array_length(a);
-		if (n > 256) {
-			rr = set_why(why, -EBADMSG, "the manifest lists %zu state records, more than 256", n);
-			json_object_put(o);
-			return rr;
-		}
 		m->st = xcalloc(n, sizeof(*m->st));
 		for (size_t i = 0; i < n; i++) {
 			json_object *j = json_object_array_get_idx(a, i);

@@ -13,13 +13,13 @@
 #define STATE_DIR_NAME "swaptool-state"
 
 /*
- * Limits on what restore accepts (and backup produces). The write-up's set is ~10 KB in a
- * dozen files; 8,192 entries and 256 MiB are three orders of magnitude above that and keep
- * a hostile archive (10,000 entries, a gzip bomb) from exhausting the node.
+ * Fixed limits; the ones a site may need to move (entries, bytes, records) are the profile's
+ * [limits] (struct arc_limits, swaptool-profile(5)). 16 MiB of manifest holds ~50,000 entries.
  */
-#define ARC_MAX_ENTRIES 8192
-#define ARC_MAX_BYTES (256ULL << 20)
 #define ARC_MAX_MANIFEST (16ULL << 20)
+/* The temporaries restore writes beside each destination (a name reserved for swaptool:
+ * backup skips them, a manifest may not list them, restore and verify find them). */
+#define RESTORE_TMP_PREFIX ".swaptool-restore."
 #define ARC_MAX_PATH 1024
 
 enum mtype { MT_FILE, MT_DIR, MT_SYMLINK, MT_HARDLINK };

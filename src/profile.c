@@ -89,6 +89,7 @@ static void profile_defaults(struct profile *p)
 	p->cmd_agent_install = xstrdup("reinstall the flare agent (same version as the other ranks)");
 	p->cmd_runtime_install = xstrdup("install the patched runtime: the same build the other ranks run");
 	p->cmd_refetch = xstrdup("flare download <package> --revision gb10 --tensor-parallel 4");
+	arc_limits_defaults(&p->limits);
 }
 
 struct parse_state {
@@ -249,6 +250,48 @@ static int handle_drive(struct parse_state *s, unsigned line, const char *sectio
 	return 1;
 }
 
+/* ---- [limits] (backup, restore, verify) ---- */
+
+/*
+ * The write-up's backup set is ~10 KB in a dozen files: the defaults stand three orders of
+ * magnitude above that and still keep a hostile tarball (a gzip bomb, 10,000 entries) from
+ * exhausting the node. restore holds every entry in memory before writing, so data_bytes is
+ * also its memory bound. The state directory holds one record per step (about ten).
+ */
+void arc_limits_defaults(struct arc_limits *l)
+{
+	*l = (struct arc_limits){
+		.tarball_bytes = 1ULL << 30,
+		.expanded_bytes = 1ULL << 30,
+		.data_bytes = 256ULL << 20,
+		.entry_bytes = 256ULL << 20,
+		.entries = 8192,
+		.state_records = 4096,
+	};
+}
+
+static int handle_limits(struct parse_state *s, unsigned line, const char *section, const char *key, const char *v)
+{
+	struct arc_limits *l = &s->p->limits;
+	uint64_t n;
+
+	if (streq(key, "entries") || streq(key, "state_records")) {
+		if (parse_u64_value(v, &n) < 0 || n == 0 || n > 1000000)
+			return bad(s, line, section, key, "not a whole number from 1 to 1000000:");
+		*(streq(key, "entries") ? &l->entries : &l->state_records) = n;
+		return 1;
+	}
+	uint64_t *dst = streq(key, "tarball_bytes") ? &l->tarball_bytes : streq(key, "expanded_bytes") ? &l->expanded_bytes
+		      : streq(key, "data_bytes") ? &l->data_bytes : streq(key, "entry_bytes") ? &l->entry_bytes : NULL;
+	if (!dst)
+		return bad(s, line, section, key, "unknown key");
+	/* 1 TiB at most: past that a value is a typo, and data_bytes is held in memory */
+	if (parse_size_value(v, &n) < 0 || n == 0 || n > (1ULL << 40))
+		return bad(s, line, section, key, "bad size (from 1 byte to 1TiB, e.g. 256MiB) for");
+	*dst = n;
+	return 1;
+}
+
 static int handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse_state *s = user;
@@ -319,6 +362,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 			return bad(s, line, section, key, "unknown key");
 		return 1;
 	}
+	if (streq(section, "limits"))
+		return handle_limits(s, line, section, key, v);
 	if (startswith(section, "run ") && section[4])
 		return handle_run(s, line, section, section + 4, key, v);
 	if (startswith(section, "drive ") && section[6])

@@ -53,6 +53,18 @@ struct profile_drive {
 	unsigned line;    /* where it was defined, for messages */
 };
 
+/* ---- [limits]: what backup, restore and verify accept (swaptool-profile(5)) ---- */
+struct arc_limits {
+	uint64_t tarball_bytes;  /* a tarball file as stored (compressed) */
+	uint64_t expanded_bytes; /* its tar stream once decompressed: caps a gzip bomb while streaming */
+	uint64_t data_bytes;     /* file data of all entries together */
+	uint64_t entry_bytes;    /* file data of one entry */
+	uint64_t entries;        /* manifest entries */
+	uint64_t state_records;  /* step records carried in swaptool-state/ */
+};
+/* The built-in limits (also what a NULL profile means). */
+void arc_limits_defaults(struct arc_limits *l);
+
 struct profile {
 	char *source;                 /* "built-in" or the file's path */
 	/* [backup] */
@@ -79,6 +91,8 @@ struct profile {
 	/* [drive NAME] */
 	struct profile_drive *drives;
 	size_t ndrives;
+	/* [limits] */
+	struct arc_limits limits;
 };
 
 /* Load the built-in profile, then `path` over it when not NULL. On a bad file returns

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <archive_entry.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -12,6 +13,41 @@
 #include "fstab.h"
 #include "manifest.h"
 #include "profile.h"
+
+struct stat;
+
+/* ---- outside inputs, paths under a root, names on a root ---- */
+
+/* Set by SIGINT once arc_catch_sigint() ran: backup and restore stop between entries. */
+extern volatile sig_atomic_t arc_interrupted;
+void arc_catch_sigint(void);
+
+/*
+ * Open `path` (relative to dirfd) for reading as a regular file without ever blocking: a FIFO,
+ * a device or a tty is refused before any read (O_NONBLOCK|O_NOCTTY until fstat says what it
+ * is), `nofollow` refuses a final symlink, `max` (0: none) caps the size. Returns the fd, or
+ * -ENODEV (not a regular file: FIFO, device, socket), -EISDIR, -EFBIG, -errno.
+ */
+int open_input(int dirfd, const char *path, bool nofollow, uint64_t max, struct stat *st);
+/* The whole of such a file, NUL-terminated, at most max bytes. */
+int read_input(int dirfd, const char *path, bool nofollow, uint64_t max, char **out, size_t *len);
+/* "FIFO", "character device"...: for messages. */
+const char *file_kind(mode_t m);
+
+/* Is `root` this running system ("/" or the same directory by identity)? */
+bool root_is_live(const char *root);
+/* Open the directory `rel` below rootfd, its symlinks resolved as if rootfd were "/"
+ * (openat2 RESOLVE_IN_ROOT; a component walk where the kernel lacks it). Returns fd or -errno. */
+int root_open_dir(int rootfd, const char *rel);
+/* The component walk alone (an O_PATH descriptor): what root_open_dir falls back to. */
+int walk_in_root(int rootfd, const char *rel);
+/* The path on this machine that `rel` names inside the root: its directory resolved inside
+ * the root, the last component too when follow_last. NULL with errno when it does not resolve. */
+char *root_real(int rootfd, const char *rel, bool follow_last);
+/* Owner names on a root: the live system's NSS for "/", else ROOT/etc/passwd and
+ * ROOT/etc/group read through the root (never this host's); the number when unnamed. */
+char *root_user_name(const char *root, uid_t uid);
+char *root_group_name(const char *root, gid_t gid);
 
 /* ---- backup side ---- */
 
@@ -46,6 +82,8 @@ struct arc_source {
 	size_t nreq;
 	char *unreadable;           /* set when a file could not be read and skipping was not asked */
 	uint64_t data_bytes;
+	const char *root;           /* whose etc/passwd names the owners ("/": this system) */
+	const struct arc_limits *lim; /* NULL: the built-in limits */
 };
 
 struct backup_opts {
@@ -66,6 +104,14 @@ void arc_source_free(struct arc_source *s);
  * returned with *why. *sha256 / *bytes describe the file written. */
 int arc_write(const struct arc_source *s, const char *out, uid_t uid, gid_t gid, char sha256[65],
 	      uint64_t *bytes, char **why);
+/* The same in two halves, so that a step can put several outputs in place together: the
+ * verified temporary (its name in *tmp), then its rename over `out` (the temporary removed on failure). */
+int arc_write_tmp(const struct arc_source *s, const char *out, uid_t uid, gid_t gid, char sha256[65],
+		  uint64_t *bytes, char **tmp, char **why);
+int arc_commit(const char *tmp, const char *out, char **why);
+/* Remove OUT.tmp.XXXXXX regular files beside `out` (what a killed backup, copy or undo left:
+ * copies of the keys). arc_write_tmp calls it; returns how many went. */
+int arc_sweep_tmps(const char *out);
 
 /* ---- restore side ---- */
 
@@ -93,7 +139,7 @@ struct arc {
  * archive, hard link out of the set; no truncated or corrupt stream; limits. Returns 0, or
  * -EBADMSG (hostile/corrupt: *why names the entry), -errno for I/O.
  */
-int arc_load(const char *path, struct arc *a, char **why);
+int arc_load(const char *path, const struct arc_limits *lim, struct arc *a, char **why);
 void arc_free(struct arc *a);
 
 /* "old=new" user/group name maps (--map-user). */
@@ -138,17 +184,21 @@ struct restore_plan {
 	struct restore_fstab *fst;
 	size_t nfst;
 	struct strlist created;      /* paths that did not exist (for the undo archive) */
+	struct strlist strays;       /* temporaries of an interrupted restore beside the destinations: apply removes them */
 	size_t ncreate, nreplace, nunchanged, nremove;
 };
 
 /* Check the archive against the root (ancestors that are symlinks, type conflicts, owner
  * names) and decide each entry's action, the fstab trap included. Writes nothing. */
 int restore_plan(const struct arc *a, const struct restore_opts *o, struct restore_plan *p, char **why);
-/* Save what the plan replaces into o->undo_path, then write. */
+/* Save what the plan replaces into o->undo_path, remove p->strays, then write. SIGINT
+ * (arc_catch_sigint) before the first rename returns -EINTR with every temporary removed. */
 int restore_apply(const struct arc *a, const struct restore_opts *o, struct restore_plan *p, char **why);
 void restore_plan_free(struct restore_plan *p);
 
-/* Resolve a user or group name on the root (ROOT/etc/passwd when ROOT is not "/" and has one). */
+/* Resolve a user or group name on the root: NSS for the live system, else ROOT/etc/passwd and
+ * ROOT/etc/group (parsed here, read through the root); a name of digits is that number.
+ * -ENOENT: no such name; -ENOMEDIUM: an offline root without its own etc/passwd (etc/group). */
 int lookup_user(const char *root, const char *name, uid_t *uid);
 int lookup_group(const char *root, const char *name, gid_t *gid);
 
@@ -160,3 +210,10 @@ struct record;
  * permissions, fstab identifiers, /etc/hosts. Returns the number of failed checks. */
 int verify_system(const struct arc *a, const char *root, const struct name_map *map, const struct profile *p,
 		  fstab_resolver resolve, void *resolve_data, struct record *rec);
+/* Temporaries of an interrupted restore (RESTORE_TMP_PREFIX) in directory `dfd` (relative
+ * name `dir`, "" for the root itself): added to `found` as relative paths; removed when
+ * `remove`. Only regular files and symlinks are swaptool's: anything else is left alone. */
+int restore_strays(int dfd, const char *dir, struct strlist *found, bool remove);
+/* The directories to search for them among `paths` (relative): the root (""), each path's
+ * directory and each path, sorted, without repeats; the caller frees each and the array. */
+char **stray_dirs(char *const *paths, size_t n, size_t *count);

@@ -68,12 +68,35 @@ static char *expand_rel(const char *spec, const char *home)
 	return r;
 }
 
+/* sha256 of a regular file, never blocking on a FIFO or device planted under the name */
+static int hash_file(const char *path, char hex[65], uint64_t *n)
+{
+	_cleanup_close_ int fd = open_input(AT_FDCWD, path, true, 0, NULL);
+
+	return fd < 0 ? fd : sha256_fd(fd, hex, n);
+}
+
+/* Ids of a name on the root; an offline root without its own etc/passwd: the backup's ids. */
+static int owner_ids(const char *root, const char *u, const char *g, const struct mentry *e, uid_t *uid, gid_t *gid)
+{
+	int r = lookup_user(root, u, uid);
+
+	if (r == -ENOMEDIUM && e)
+		*uid = e->uid, r = 0;
+	if (r < 0)
+		return -ESRCH;
+	r = lookup_group(root, g, gid);
+	if (r == -ENOMEDIUM && e)
+		*gid = e->gid, r = 0;
+	return r < 0 ? -ENXIO : 0;
+}
+
 static bool is_private_key(const char *path)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len;
 
-	if (read_file_all(path, 1 << 20, &text, &len) < 0)
+	if (read_input(AT_FDCWD, path, true, 1 << 20, &text, &len) < 0)
 		return false;
 	return startswith(text, "-----BEGIN") && strstr(text, "PRIVATE KEY-----");
 }
@@ -109,21 +132,25 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 	const char *home = man->home;
 	int failed = 0;
 	size_t nfiles = 0, nlinks = 0, nmeta = 0;
+	_cleanup_close_ int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	for (size_t i = 0; i < man->n; i++) {
 		const struct mentry *e = &man->e[i];
-		_cleanup_free_ char *full = xasprintf("%s/%s", root, e->path);
+		/* resolved inside the root as if it were "/": a symlinked ancestor must not lead to this host */
+		/* an ancestor (parent) is stored for its owner: a link to a directory inside the root serves */
+		_cleanup_free_ char *full = rootfd >= 0 ? root_real(rootfd, e->path, e->parent) : NULL;
 		struct stat st;
 		uid_t uid;
 		gid_t gid;
 		const char *u = name_map_apply(map, e->user), *g = name_map_apply(map, e->group);
+		int orr;
 
-		if (lstat(full, &st) < 0) {
+		if (!full || lstat(full, &st) < 0) {
 			/* the fstab trap: no current file was there to keep, the old one went beside it */
-			_cleanup_free_ char *pre = xasprintf("%s.pre-swap", full);
+			_cleanup_free_ char *pre = full ? xasprintf("%s.pre-swap", full) : NULL;
 			char h2[65];
 
-			if (!(e->type == MT_FILE && sha256_path(pre, h2, NULL) == 0 && streq(h2, e->sha256)))
+			if (!(e->type == MT_FILE && pre && hash_file(pre, h2, NULL) == 0 && streq(h2, e->sha256)))
 				fails_add(&present, e->path, "is missing");
 			continue;
 		}
@@ -141,14 +168,14 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 			uint64_t n = 0;
 
 			nfiles++;
-			if (sha256_path(full, hex, &n) < 0)
+			if (hash_file(full, hex, &n) < 0)
 				fails_add(&content, e->path, "cannot be read");
 			else if (!streq(hex, e->sha256)) {
 				/* the fstab trap kept the current file and put the old one beside it */
 				_cleanup_free_ char *pre = xasprintf("%s.pre-swap", full);
 				char h2[65];
 
-				if (!(sha256_path(pre, h2, NULL) == 0 && streq(h2, e->sha256)))
+				if (!(hash_file(pre, h2, NULL) == 0 && streq(h2, e->sha256)))
 					fails_add(&content, e->path, "has sha256 %.16s..., the backup %.16s...", hex, e->sha256);
 				else
 					continue; /* the kept file's metadata is the new system's, not the backup's */
@@ -156,9 +183,10 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 		}
 		if (e->type != MT_SYMLINK && (st.st_mode & 07777) != e->mode)
 			fails_add(&mode, e->path, "has mode %04o, the backup %04o", st.st_mode & 07777, e->mode);
-		if (lookup_user(root, u, &uid) < 0)
+		orr = owner_ids(root, u, g, e, &uid, &gid);
+		if (orr == -ESRCH)
 			fails_add(&owner, e->path, "belongs to '%s', which does not exist here", u);
-		else if (lookup_group(root, g, &gid) < 0)
+		else if (orr < 0)
 			fails_add(&owner, e->path, "belongs to the group '%s', which does not exist here", g);
 		else if (st.st_uid != uid || st.st_gid != gid)
 			fails_add(&owner, e->path, "is owned by %u:%u, the backup says %s:%s (%u:%u here)", (unsigned)st.st_uid,
@@ -171,11 +199,11 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 			if (n < 0 || (t[n] = '\0', !streq(t, e->link)))
 				fails_add(&links, e->path, "points to '%s', the backup to '%s'", n < 0 ? "?" : t, e->link);
 		} else if (e->type == MT_HARDLINK) {
-			_cleanup_free_ char *tf = xasprintf("%s/%s", root, e->link);
+			_cleanup_free_ char *tf = root_real(rootfd, e->link, false);
 			struct stat ts;
 
 			nlinks++;
-			if (lstat(tf, &ts) < 0 || ts.st_ino != st.st_ino || ts.st_dev != st.st_dev)
+			if (!tf || lstat(tf, &ts) < 0 || ts.st_ino != st.st_ino || ts.st_dev != st.st_dev)
 				fails_add(&links, e->path, "is not a hard link to '%s'", e->link);
 		}
 	}
@@ -189,14 +217,16 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 	/* controller.key: present, non-empty, 0600 or stricter, owned by the node's user */
 	for (size_t i = 0; p && i < p->required.n; i++) {
 		_cleanup_free_ char *rel = expand_rel(p->required.v[i], home);
-		_cleanup_free_ char *full = xasprintf("%s/%s", root, rel);
+		_cleanup_free_ char *full = rootfd >= 0 ? root_real(rootfd, rel, false) : NULL;
 		const char *user = name_map_apply(map, man->user ? man->user : "root");
+		const struct mentry *me = manifest_find(man, rel);
 		struct stat st;
 		uid_t uid = (uid_t)-1;
 		json_object *c;
 
-		lookup_user(root, user, &uid);
-		if (lstat(full, &st) < 0)
+		if (lookup_user(root, user, &uid) == -ENOMEDIUM && me)
+			uid = me->uid;
+		if (!full || lstat(full, &st) < 0)
 			c = record_check(rec, "required", ST_FAIL, "'/%s' is missing: all agents must be re-paired without it", rel);
 		else if (!S_ISREG(st.st_mode))
 			c = record_check(rec, "required", ST_FAIL, "'/%s' is not a regular file", rel);
@@ -211,7 +241,7 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 		else
 			c = record_check(rec, "required", ST_PASS, "'/%s' present, %lld bytes, mode %04o, owned by '%s'", rel,
 					 (long long)st.st_size, st.st_mode & 07777, user);
-		jset_str(c, "path", full);
+		jset_str(c, "path", full ? full : rel);
 		if (streq(jget_str(c, "status"), "fail"))
 			failed++;
 	}
@@ -219,15 +249,15 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 	/* ~/.ssh 0700, private keys 0600 */
 	if (home) {
 		_cleanup_free_ char *rel = expand_rel("~/.ssh", home);
-		_cleanup_free_ char *dir = xasprintf("%s/%s", root, rel);
+		_cleanup_free_ char *dir = rootfd >= 0 ? root_real(rootfd, rel, false) : NULL;
 		struct fails ssh = { 0 };
 		struct stat st;
 		size_t keys = 0;
 
-		if (lstat(dir, &st) < 0)
+		if (!dir || lstat(dir, &st) < 0)
 			record_check(rec, "ssh-perms", ST_SKIP, "'/%s' does not exist", rel);
 		else {
-			DIR *d = opendir(dir);
+			DIR *d = S_ISDIR(st.st_mode) ? opendir(dir) : NULL;
 			struct dirent *de;
 			json_object *c;
 
@@ -262,12 +292,12 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 	/* fstab/crypttab identifiers resolve here */
 	for (size_t i = 0; p && i < p->fstab_files.n; i++) {
 		_cleanup_free_ char *rel = expand_rel(p->fstab_files.v[i], home);
-		_cleanup_free_ char *full = xasprintf("%s/%s", root, rel);
+		_cleanup_free_ char *full = rootfd >= 0 ? root_real(rootfd, rel, false) : NULL;
 		_cleanup_free_ char *text = NULL;
 		struct fstab_report rep;
 		json_object *c, *arr;
 
-		if (read_file_all(full, 1 << 20, &text, NULL) < 0) {
+		if (!full || read_input(AT_FDCWD, full, true, 1 << 20, &text, NULL) < 0) {
 			record_check(rec, "fstab-ids", ST_SKIP, "'/%s' is not there", rel);
 			continue;
 		}
@@ -295,13 +325,50 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 		fstab_report_free(&rep);
 	}
 
+	/* temporaries of an interrupted restore: copies of keys that nothing else removes */
+	{
+		_cleanup_free_ char **paths = xcalloc(man->n + 1, sizeof(char *));
+		struct strlist found = { 0 };
+		json_object *c, *arr = json_object_new_array();
+		char **dirs;
+		size_t nd;
+
+		for (size_t i = 0; i < man->n; i++)
+			paths[i] = man->e[i].path;
+		dirs = stray_dirs(paths, man->n, &nd);
+		for (size_t i = 0; i < nd; i++) {
+			/* each directory resolved inside the root, then opened without following */
+			_cleanup_free_ char *real = rootfd >= 0 ? root_real(rootfd, dirs[i], false) : NULL;
+			_cleanup_close_ int dfd = real ? open(real, O_RDONLY | O_DIRECTORY | (*dirs[i] ? O_NOFOLLOW : 0) | O_CLOEXEC) : -1;
+
+			if (dfd >= 0)
+				restore_strays(dfd, dirs[i], &found, false);
+			free(dirs[i]);
+		}
+		free(dirs);
+		for (size_t k = 0; k < found.n; k++)
+			json_object_array_add(arr, json_object_new_string(found.v[k]));
+		if (found.n == 0)
+			c = record_check(rec, "strays", ST_PASS, "no temporaries of an interrupted restore");
+		else {
+			c = record_check(rec, "strays", ST_FAIL, "%zu stray temporar%s of an interrupted restore (copies of backed-up "
+					 "files): '/%s'%s; 'swaptool restore' or 'restore --undo' removes them", found.n,
+					 found.n == 1 ? "y" : "ies", found.v[0], found.n > 1 ? ", ..." : "");
+			failed++;
+		}
+		json_object_object_add(c, "paths", arr);
+		strlist_clear(&found);
+	}
+
 	/* /etc/hosts names this host */
 	{
-		_cleanup_free_ char *full = xasprintf("%s/etc/hosts", root);
+		_cleanup_free_ char *full = rootfd >= 0 ? root_real(rootfd, "etc/hosts", true) : NULL;
 		_cleanup_free_ char *text = NULL;
+		int rr = full ? read_input(AT_FDCWD, full, true, 1 << 20, &text, NULL) : -ENOENT;
 
-		if (read_file_all(full, 1 << 20, &text, NULL) < 0) {
-			record_check(rec, "hosts", ST_FAIL, "'/etc/hosts' is missing");
+		if (rr < 0) {
+			record_check(rec, "hosts", ST_FAIL, "'/etc/hosts' %s", rr == -ENOENT ? "is missing" : rr == -ENODEV ?
+				     "is not a regular file" : rr == -EFBIG ? "is larger than 1 MiB" : "cannot be read");
 			failed++;
 		} else if (!hosts_names(text, host_name())) {
 			record_check(rec, "hosts", ST_FAIL, "'/etc/hosts' does not name this host '%s'; add '127.0.1.1 %s'",

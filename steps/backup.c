@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -90,33 +91,88 @@ static void check_location(struct ctx *ctx, struct record *rec, const char *out,
 	json_object_put(pf);
 }
 
-/* Copy the tarball into DIR: temp, fsync, rename, fsync dir, then read it back and compare hashes. */
-static int copy_to(const char *from, const char *dir, const char *want, uid_t uid, gid_t gid, char **dest, char **why)
+/* Prepare the copy of the tarball in DIR: a temporary of our own (mkostemp), synced, read back
+ * and compared by sha256; the caller renames it into place together with the tarball. */
+static int copy_prepare(const char *from, const char *dir, const char *name, const char *want, uint64_t max, uid_t uid,
+			gid_t gid, char **dest, char **tmp, char **why)
 {
-	_cleanup_free_ char *f = xstrdup(from);
 	_cleanup_free_ char *data = NULL;
+	_cleanup_close_ int fd = -1, rfd = -1;
 	size_t len;
 	char hex[65];
 	int r;
 
-	*dest = xasprintf("%s/%s", dir, basename(f));
-	r = read_file_all(from, ARC_MAX_BYTES, &data, &len);
+	*dest = xasprintf("%s/%s", dir, name);
+	*tmp = xasprintf("%s.tmp.XXXXXX", *dest);
+	r = read_input(AT_FDCWD, from, true, max, &data, &len);
 	if (r < 0)
 		return *why = xasprintf("cannot read '%s': %s", from, strerror(-r)), r;
 	r = mkdir_p(dir, 0700);
-	if (r == 0)
-		r = write_file_atomic(*dest, data, len, 0600);
 	if (r < 0)
-		return *why = xasprintf("cannot copy the tarball to '%s': %s; check that DIR is a writable directory",
-					*dest, strerror(-r)), r;
-	if (geteuid() == 0 && uid != (uid_t)-1 && chown(*dest, uid, gid) < 0)
-		return *why = xasprintf("cannot give '%s' to the node's user: %m", *dest), -errno;
-	r = sha256_path(*dest, hex, NULL);
-	if (r < 0 || !streq(hex, want)) {
-		unlink(*dest);
-		return *why = xasprintf("the copy '%s' reads back with a different sha256; it was removed: check the medium",
-					*dest), -EIO;
+		return *why = xasprintf("cannot create '%s': %s; check that DIR is a writable directory", dir, strerror(-r)), r;
+	arc_sweep_tmps(*dest);
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		return *why = xasprintf("cannot create a file in '%s': %s; check that DIR is a writable directory", dir,
+					strerror(-r)), r;
 	}
+	r = fchmod(fd, 0600) < 0 ? -errno : write_all(fd, data, len);
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (r == 0 && geteuid() == 0 && uid != (uid_t)-1 && fchown(fd, uid, gid) < 0)
+		r = -errno;
+	if (r < 0) {
+		*why = xasprintf("cannot copy the tarball to '%s': %s", *dest,
+				 r == -ENOSPC ? "no space left on the device" : strerror(-r));
+		goto bad;
+	}
+	rfd = open_input(AT_FDCWD, *tmp, true, 0, NULL);
+	r = rfd < 0 ? rfd : sha256_fd(rfd, hex, NULL);
+	if (r < 0 || !streq(hex, want)) {
+		*why = xasprintf("the copy '%s' reads back with a different sha256; it was removed: check the medium", *dest);
+		r = -EIO;
+		goto bad;
+	}
+	return 0;
+bad:
+	unlink(*tmp);
+	return r;
+}
+
+/* Is the existing file at `path` one of the inputs (same st_dev and st_ino)? Returns the input's name. */
+static const char *same_as_input(const char *path, const struct arc_source *s, const char *state_dir)
+{
+	struct stat o, i;
+
+	if (stat(path, &o) < 0)
+		return NULL;
+	for (size_t k = 0; k < s->man.n; k++)
+		if (lstat(s->src[k], &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+			return s->src[k];
+	for (size_t k = 0; state_dir && k < s->man.nst; k++) {
+		static char buf[PATH_MAX];
+
+		snprintf(buf, sizeof(buf), "%s/%s", state_dir, s->state[k].name);
+		if (lstat(buf, &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+			return buf;
+	}
+	return NULL;
+}
+
+/* An output may replace an earlier tarball, never an input or something that is not a file. */
+static int check_output(struct ctx *ctx, const char *what, const char *path, const struct arc_source *s)
+{
+	struct stat st;
+	const char *in;
+
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return ctx_error(ctx, EXIT_FAILED, "%s '%s' exists and is a %s, not a tarball; name a new file", what, path,
+				 file_kind(st.st_mode));
+	in = same_as_input(path, s, ctx->state_dir);
+	if (in)
+		return ctx_error(ctx, EXIT_FAILED, "%s '%s' is '%s', a file this backup reads; name a new file outside the "
+				 "backup set", what, path, in);
 	return 0;
 }
 
@@ -133,7 +189,8 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	};
 	const char *home_opt = NULL, *root = "/", *out_opt = NULL, *copy_dir = NULL;
 	bool skip_unreadable = false;
-	_cleanup_free_ char *home = NULL, *out = NULL, *why = NULL, *hp = NULL;
+	_cleanup_free_ char *home = NULL, *out = NULL, *why = NULL, *hp = NULL, *tmp = NULL, *copy_dest = NULL,
+			    *copy_tmp = NULL;
 	struct arc_source s = { 0 };
 	struct backup_opts bo;
 	struct stat st;
@@ -142,7 +199,7 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	char sha[65];
 	uint64_t bytes = 0;
 	json_object *arr, *o;
-	bool req_ok = true;
+	bool req_ok = true, home_dir;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -164,10 +221,12 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 	bo = (struct backup_opts){ .root = root, .home = home, .profile = ctx->profile, .state_dir = ctx->state_dir,
 				   .skip_unreadable = skip_unreadable };
+	arc_catch_sigint(); /* SIGINT: the temporary is removed and the one document printed (exit 130) */
 	r = backup_collect(&bo, &s, &why);
 	if (r < 0) {
 		arc_source_free(&s);
-		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
+		return ctx_error(ctx, r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED, "%s%s", why ? why : strerror(-r),
+				 r == -EINTR ? "; no tarball written" : "");
 	}
 	if (s.unreadable) {
 		ctx_error(ctx, EXIT_FAILED, "cannot read '%s' in the backup set; fix its permissions, or pass --skip-unreadable to record it as skipped",
@@ -218,9 +277,15 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	}
 	record_check(rec, "required", ST_PASS, "%zu required file(s) present and non-empty", s.nreq);
 
-	/* the node's user owns the tarball: the owner of the home directory */
-	hp = xasprintf("%s%s", streq(root, "/") ? "" : root, home);
-	if (stat(hp, &st) == 0 && geteuid() == 0) {
+	/* the node's user owns the tarball: the owner of the home directory (resolved inside
+	 * the root: a symlinked home must not lead to this host's) */
+	{
+		_cleanup_close_ int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		hp = rootfd >= 0 ? root_real(rootfd, home + 1, true) : NULL;
+	}
+	home_dir = hp && stat(hp, &st) == 0 && S_ISDIR(st.st_mode);
+	if (home_dir && geteuid() == 0) {
 		uid = st.st_uid;
 		gid = st.st_gid;
 	}
@@ -232,6 +297,11 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		struct tm tm;
 		_cleanup_free_ char *dir = NULL;
 
+		if (!home_dir) {
+			arc_source_free(&s);
+			return ctx_error(ctx, EXIT_FAILED, "the home '%s' is not a directory inside the root '%s'; pass --out FILE", home,
+					 root);
+		}
 		gmtime_r(&now, &tm);
 		strftime(day, sizeof(day), "%Y%m%d", &tm);
 		dir = xasprintf("%s/%s-swap-backup-%s", hp, host_name(), day);
@@ -240,13 +310,68 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			arc_source_free(&s);
 			return ctx_error(ctx, EXIT_FAILED, "cannot create '%s': %s; pass --out FILE", dir, strerror(-r));
 		}
-		if (uid != (uid_t)-1 && chown(dir, uid, gid) < 0) {
-			arc_source_free(&s);
-			return ctx_error(ctx, EXIT_FAILED, "cannot give '%s' to the node's user: %m", dir);
+		/* The home belongs to the node's user: a link planted under this name must not
+		 * make root chown or write elsewhere (O_NOFOLLOW, then fchown on what was opened). */
+		{
+			_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+			if (dfd < 0) {
+				arc_source_free(&s);
+				return ctx_error(ctx, EXIT_FAILED, "'%s' is not a directory (%m): it is not swaptool's; pass --out FILE",
+						 dir);
+			}
+			if (uid != (uid_t)-1 && fchown(dfd, uid, gid) < 0) {
+				arc_source_free(&s);
+				return ctx_error(ctx, EXIT_FAILED, "cannot give '%s' to the node's user: %m", dir);
+			}
 		}
 		out = xasprintf("%s/%s-config.tar.gz", dir, host_name());
 	}
-	r = arc_write(&s, out, uid, gid, sha, &bytes, &why);
+	if (check_output(ctx, "--out", out, &s)) {
+		arc_source_free(&s);
+		return EXIT_FAILED;
+	}
+	if (copy_dir) {
+		_cleanup_free_ char *o2 = xstrdup(out);
+
+		copy_dest = xasprintf("%s/%s", copy_dir, basename(o2));
+		if (check_output(ctx, "the copy", copy_dest, &s)) {
+			arc_source_free(&s);
+			return EXIT_FAILED;
+		}
+	}
+	r = arc_write_tmp(&s, out, uid, gid, sha, &bytes, &tmp, &why);
+	if (r < 0) {
+		arc_source_free(&s);
+		return ctx_error(ctx, r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED, "%s%s", why ? why : strerror(-r),
+				 r == -EINTR ? "; no tarball written" : "");
+	}
+	/* Both outputs or neither: the copy is made and checked from the temporary, then the two
+	 * renames follow each other. */
+	if (copy_dir) {
+		_cleanup_free_ char *o2 = xstrdup(out), *cwhy = NULL;
+
+		free(copy_dest);
+		r = copy_prepare(tmp, copy_dir, basename(o2), sha, ctx->profile->limits.tarball_bytes, uid, gid, &copy_dest,
+				 &copy_tmp, &cwhy);
+		if (r < 0) {
+			unlink(tmp);
+			arc_source_free(&s);
+			return ctx_error(ctx, EXIT_FAILED, "%s; no tarball written", cwhy);
+		}
+	}
+	if (arc_interrupted) {
+		unlink(tmp);
+		if (copy_tmp)
+			unlink(copy_tmp);
+		arc_source_free(&s);
+		return ctx_error(ctx, EXIT_INTERRUPTED, "interrupted; no tarball written");
+	}
+	r = arc_commit(tmp, out, &why);
+	if (r == 0 && copy_tmp)
+		r = arc_commit(copy_tmp, copy_dest, &why);
+	else if (copy_tmp)
+		unlink(copy_tmp);
 	if (r < 0) {
 		arc_source_free(&s);
 		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
@@ -272,14 +397,8 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			     s.nmissing > 1 ? ", ..." : "");
 	arr = json_object_new_array();
 	if (copy_dir) {
-		_cleanup_free_ char *dest = NULL, *cwhy = NULL;
+		const char *dest = copy_dest;
 
-		r = copy_to(out, copy_dir, sha, uid, gid, &dest, &cwhy);
-		if (r < 0) {
-			json_object_put(arr);
-			arc_source_free(&s);
-			return ctx_error(ctx, EXIT_FAILED, "%s", cwhy);
-		}
 		o = json_object_new_object();
 		jset_str(o, "path", dest);
 		jset_str(o, "sha256", sha);

@@ -4,9 +4,73 @@
 #include "steps.h"
 #include "tarball.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <time.h>
+
+/* The canonical path a file would have once created: its longest existing ancestor through
+ * realpath, then the rest as written. */
+static char *canon(const char *path)
+{
+	_cleanup_free_ char *abs = path[0] == '/' ? xstrdup(path) : NULL;
+	char *cut;
+
+	if (!abs) {
+		char cwd[PATH_MAX];
+
+		if (!getcwd(cwd, sizeof(cwd)))
+			return xstrdup(path);
+		abs = xasprintf("%s/%s", cwd, path);
+	}
+	for (cut = abs + strlen(abs);; ) {
+		char saved = *cut;
+		_cleanup_free_ char *real = NULL;
+
+		*cut = '\0';
+		real = realpath(*abs ? abs : "/", NULL);
+		*cut = saved;
+		if (real)
+			return xasprintf("%s%s", streq(real, "/") && *cut == '/' ? "" : real, cut);
+		while (cut > abs && *--cut != '/')
+			;
+		if (cut == abs)
+			return xstrdup(path);
+	}
+}
+
+/*
+ * The undo tarball is an output: it must not be the backup being restored, any file that
+ * exists (an operator's file, a file of the root), or a path this restore writes, or the
+ * restore would destroy its own input or its own way back. By identity where the file exists.
+ */
+static int check_undo_out(struct ctx *ctx, const char *undo_out, const char *tarball, const char *root,
+			  const struct restore_plan *p)
+{
+	struct stat u, t;
+	_cleanup_free_ char *cu = NULL, *croot = NULL;
+
+	if (lstat(undo_out, &u) == 0) {
+		if (stat(tarball, &t) == 0 && u.st_dev == t.st_dev && u.st_ino == t.st_ino)
+			return ctx_error(ctx, EXIT_FAILED, "--undo-out '%s' is the backup '%s' itself; name a new file; nothing was written",
+					 undo_out, tarball);
+		return ctx_error(ctx, EXIT_FAILED, "--undo-out '%s' already exists (a %s); name a new file; nothing was written",
+				 undo_out, file_kind(u.st_mode));
+	}
+	cu = canon(undo_out);
+	croot = canon(root);
+	for (size_t i = 0; i < p->n; i++) {
+		_cleanup_free_ char *d = xasprintf("%s/%s", streq(croot, "/") ? "" : croot, p->v[i].dest);
+
+		if (streq(d, cu) || (startswith(cu, d) && cu[strlen(d)] == '/'))
+			return ctx_error(ctx, EXIT_FAILED, "--undo-out '%s' is a path this restore writes ('/%s'); name a file "
+					 "outside the restored set; nothing was written", undo_out, p->v[i].dest);
+	}
+	return 0;
+}
 
 static json_object *fstab_json(const struct restore_plan *p)
 {
@@ -77,9 +141,11 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	if (step_check_root(ctx, root))
 		return EXIT_USAGE;
 
-	r = arc_load(tarball, &a, &why);
+	/* SIGINT: stop cleanly and print the one document (exit 130), never die mid-write */
+	arc_catch_sigint();
+	r = arc_load(tarball, &ctx->profile->limits, &a, &why);
 	if (r < 0) {
-		ctx_error(ctx, EXIT_FAILED, "%s; nothing was written", why ? why : strerror(-r));
+		ctx_error(ctx, r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED, "%s; nothing was written", why ? why : strerror(-r));
 		goto out;
 	}
 	if (a.man.undo != undo) {
@@ -105,6 +171,12 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	r = restore_plan(&a, &ro, &plan, &why);
 	if (r < 0) {
 		ctx_error(ctx, EXIT_FAILED, "%s; nothing was written", why ? why : strerror(-r));
+		goto out;
+	}
+	if (undo_out && !undo && !dry_run && check_undo_out(ctx, undo_out, tarball, root, &plan))
+		goto out;
+	if (arc_interrupted) {
+		ctx_error(ctx, EXIT_INTERRUPTED, "interrupted; nothing was written");
 		goto out;
 	}
 
@@ -148,6 +220,14 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		else
 			record_check(rec, "fstab", ST_PASS, "'/%s': its %zu identifier(s) resolve on this machine", f->path, f->rep.ids);
 	}
+	arr = json_object_new_array();
+	for (size_t i = 0; i < plan.strays.n; i++)
+		json_object_array_add(arr, json_object_new_string(plan.strays.v[i]));
+	json_object_object_add(rec->root, "strays", arr);
+	if (plan.strays.n > 0)
+		record_check(rec, "strays", ST_WARN, "%zu temporar%s left by an interrupted restore %s: '/%s'%s", plan.strays.n,
+			     plan.strays.n == 1 ? "y" : "ies", dry_run ? "would be removed" : "removed", plan.strays.v[0],
+			     plan.strays.n > 1 ? ", ..." : "");
 	if (dry_run) {
 		json_object_object_add(rec->root, "undo", NULL);
 		record_check(rec, "dry-run", ST_PASS, "nothing written: %zu to create, %zu to replace, %zu unchanged", plan.ncreate,
@@ -156,7 +236,32 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		code = record_exit_code(rec);
 		goto out;
 	}
+	/* undo tarballs a killed restore was writing (copies of what it replaced) */
+	{
+		DIR *d = opendir(ctx->state_dir);
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			if (startswith(de->d_name, "restore-undo-") && strstr(de->d_name, ".tar.gz.tmp.")) {
+				_cleanup_free_ char *base = xstrdup(de->d_name);
+				_cleanup_free_ char *full = NULL;
+
+				*strstr(base, ".tmp.") = '\0';
+				full = xasprintf("%s/%s", ctx->state_dir, base);
+				arc_sweep_tmps(full);
+			}
+		if (d)
+			closedir(d);
+	}
 	r = restore_apply(&a, &ro, &plan, &why);
+	if (r == -EINTR) {
+		if (undo_path && access(undo_path, F_OK) == 0)
+			ctx_error(ctx, EXIT_INTERRUPTED, "%s: no file was replaced and its temporaries were removed; "
+				  "'swaptool restore --undo %s' removes the directories it created", why, undo_path);
+		else
+			ctx_error(ctx, EXIT_INTERRUPTED, "%s: no file was replaced and its temporaries were removed", why);
+		goto out;
+	}
 	if (r < 0) {
 		if (undo_path && access(undo_path, F_OK) == 0)
 			ctx_error(ctx, EXIT_FAILED, "%s; what was replaced is in '%s': 'swaptool restore --undo %s' puts it back",
@@ -192,7 +297,7 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 			record_finish(&vr);
 			jset_str(vr.root, "root", root);
-			record_save(&vr, ctx->state_dir);
+			r = record_save(&vr, ctx->state_dir);
 			jset_str(vo, "verdict", jget_str(vr.root, "verdict"));
 			json_object_object_add(vo, "checks", json_object_get(vr.checks));
 			json_object_object_add(rec->root, "verify", vo);
@@ -202,6 +307,24 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		}
 	}
 	record_finish(rec);
+	/* The root has changed: a record that cannot be saved must not read as "nothing happened". */
+	if (r == 0)
+		r = record_save(rec, ctx->state_dir);
+	if (r < 0) {
+		const char *u = jget_str(jget(rec->root, "undo"), "path");
+
+		if (u)
+			ctx_error(ctx, EXIT_FAILED, "the restore is complete and the root '%s' has changed, but its record cannot be "
+				  "saved in '%s': %s; 'swaptool restore --undo %s' puts the root back", root, ctx->state_dir,
+				  strerror(-r), u);
+		else if (undo)
+			ctx_error(ctx, EXIT_FAILED, "the undo is complete and the root '%s' is back as it was, but its record cannot "
+				  "be saved in '%s': %s", root, ctx->state_dir, strerror(-r));
+		else
+			ctx_error(ctx, EXIT_FAILED, "the restore is complete (nothing needed replacing), but its record cannot be saved "
+				  "in '%s': %s", ctx->state_dir, strerror(-r));
+		goto out;
+	}
 	code = record_exit_code(rec);
 out:
 	fstab_blkid_reset();

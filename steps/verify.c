@@ -35,9 +35,11 @@ int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	tarball = argv[optind];
 	if (step_check_root(ctx, root))
 		return EXIT_USAGE;
-	r = arc_load(tarball, &a, &why);
+	arc_catch_sigint(); /* SIGINT still prints the one document (exit 130) */
+	r = arc_load(tarball, &ctx->profile->limits, &a, &why);
 	if (r < 0)
-		return ctx_error(ctx, EXIT_FAILED, "cannot use '%s': %s", tarball, why ? why : strerror(-r));
+		return ctx_error(ctx, r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED, "cannot use '%s': %s", tarball,
+				 why ? why : strerror(-r));
 	o = json_object_new_object();
 	jset_str(o, "path", tarball);
 	jset_u64(o, "bytes", a.bytes);
@@ -49,6 +51,8 @@ int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	jset_str(rec->root, "root", root);
 	verify_system(&a, root, &map, ctx->profile, fstab_resolve_blkid, NULL, rec);
 	fstab_blkid_reset();
+	if (arc_interrupted)
+		return ctx_error(ctx, EXIT_INTERRUPTED, "interrupted; verify of '%s' did not finish", root);
 	record_finish(rec);
 	return record_exit_code(rec);
 }

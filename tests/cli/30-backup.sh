@@ -7,6 +7,8 @@
 
 D="$TMP/demo"
 demo_root "$D"
+# owners are named by the root's own etc/passwd and etc/group: this demo root names them as this host
+cp /etc/passwd /etc/group "$D/etc/"
 mkdir -p "$STATE"
 printf '{"schema":"swaptool/1","step":"preflight","verdict":"warn","source":{"path":"/dev/nonexistent"}}\n' >"$STATE/preflight.json"
 

@@ -7,6 +7,8 @@
 
 D="$TMP/demo"
 demo_root "$D"
+# owners are named by the root's own etc/passwd and etc/group: this demo root names them as this host
+cp /etc/passwd /etc/group "$D/etc/"
 mkdir -p "$STATE"
 T="$TMP/b.tar.gz"
 # the demo fstab's identifiers do not resolve here (no image attached, 30-fstab covers them): drop it
