@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <openssl/evp.h>
@@ -313,4 +314,83 @@ int node_home(const char *override, char **out)
 		return 0;
 	}
 	return -ENOENT;
+}
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
+
+int open_input(const char *path, uint64_t max_bytes, unsigned flags, char **why)
+{
+	int oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (flags & INPUT_NOFOLLOW ? O_NOFOLLOW : 0);
+	_cleanup_close_ int fd = open(path, oflags);
+	struct stat st;
+	int fl;
+
+	if (fd < 0) {
+		int r = -errno;
+		if (r == -ELOOP && (flags & INPUT_NOFOLLOW))
+			return set_why(why, r, "it is a symbolic link; name the file itself");
+		return set_why(why, r, "%s", strerror(-r));
+	}
+	if (fstat(fd, &st) < 0)
+		return set_why(why, -errno, "%s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return set_why(why, -EISDIR, "it is a directory, not a file");
+	if (!S_ISREG(st.st_mode) && !(S_ISBLK(st.st_mode) && (flags & INPUT_ALLOW_BLOCK)))
+		return set_why(why, -EINVAL, "it is %s, not a regular file", file_kind(st.st_mode));
+	if (max_bytes && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes)
+		return set_why(why, -EFBIG, "it is %jd bytes, more than the %" PRIu64 " such a file may have",
+			       (intmax_t)st.st_size, max_bytes);
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return set_why(why, -errno, "%s", strerror(errno));
+	return TAKE_FD(fd);
+}
+
+int read_input(const char *path, size_t max_bytes, unsigned flags, char **out, size_t *len, char **why)
+{
+	_cleanup_close_ int fd = open_input(path, max_bytes, flags, why);
+	_cleanup_free_ char *buf = NULL;
+	size_t have = 0, cap = 4096;
+
+	if (fd < 0)
+		return fd;
+	buf = malloc(cap + 1);
+	if (!buf)
+		return set_why(why, -ENOMEM, "%s", strerror(ENOMEM));
+	for (;;) {
+		ssize_t n;
+
+		if (have == cap) {
+			char *nb;
+
+			/* one byte over the cap tells a file that grew from one that fills it exactly */
+			if (max_bytes && cap > max_bytes)
+				return set_why(why, -EFBIG, "it grew past the %zu bytes such a file may have", max_bytes);
+			cap = max_bytes && cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb)
+				return set_why(why, -ENOMEM, "%s", strerror(ENOMEM));
+			buf = nb;
+		}
+		n = read(fd, buf + have, cap - have);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return set_why(why, -errno, "%s", strerror(errno));
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	if (max_bytes && have > max_bytes)
+		return set_why(why, -EFBIG, "it grew past the %zu bytes such a file may have", max_bytes);
+	buf[have] = '\0';
+	if (len)
+		*len = have;
+	*out = TAKE_PTR(buf);
+	return 0;
 }
