@@ -265,7 +265,12 @@ void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ..
 
 void out_json(json_object *o)
 {
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* JSON is UTF-8: json-c copies a string's bytes as they are, so any that jset_str did not
+	 * clean (a string added directly) are replaced by U+FFFD here. */
+	_cleanup_free_ char *clean = utf8_valid(text) ? NULL : utf8_sanitize(text);
+
+	puts(clean ?: text);
 }
 
 void out_error(const struct ctx *ctx, int code, const char *msg)

@@ -394,3 +394,57 @@ int read_input(const char *path, size_t max_bytes, unsigned flags, char **out, s
 	*out = TAKE_PTR(buf);
 	return 0;
 }
+
+size_t utf8_seq_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+	uint32_t c;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		n = 2, c = p[0] & 0x1F;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+		n = 3, c = p[0] & 0x0F;
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+		n = 4, c = p[0] & 0x07;
+	else
+		return 0; /* continuation byte, C0/C1 (overlong), F5-FF */
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xC0) != 0x80) /* also stops at the NUL */
+			return 0;
+		c = c << 6 | (p[i] & 0x3F);
+	}
+	if ((n == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) || (n == 4 && (c < 0x10000 || c > 0x10FFFF)))
+		return 0;
+	return n;
+}
+
+bool utf8_valid(const char *s)
+{
+	for (size_t n; *s; s += n)
+		if (!(n = utf8_seq_len(s)))
+			return false;
+	return true;
+}
+
+char *utf8_sanitize(const char *s)
+{
+	/* each bad byte becomes 3 bytes at most */
+	char *out = xcalloc(strlen(s) * 3 + 1, 1), *o = out;
+
+	while (*s) {
+		size_t n = utf8_seq_len(s);
+
+		if (n) {
+			memcpy(o, s, n);
+			o += n, s += n;
+		} else {
+			memcpy(o, "\xEF\xBF\xBD", 3);
+			o += 3, s++;
+		}
+	}
+	*o = '\0';
+	return out;
+}

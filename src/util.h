@@ -100,3 +100,11 @@ int open_input(const char *path, uint64_t max_bytes, unsigned flags, char **why)
 /* open_input, then the whole file into a NUL-terminated buffer; a file that grows past max_bytes
  * while it is read is -EFBIG too. */
 int read_input(const char *path, size_t max_bytes, unsigned flags, char **out, size_t *len, char **why);
+
+/* UTF-8 as JSON requires (RFC 8259 §8.1): the length of the valid sequence at s (1-4), or 0 when
+ * the bytes there are not one (a stray continuation, an overlong form, a surrogate, past U+10FFFF,
+ * cut short). */
+size_t utf8_seq_len(const char *s);
+bool utf8_valid(const char *s);
+/* A copy of s with every byte that does not start a valid sequence replaced by U+FFFD. */
+char *utf8_sanitize(const char *s);

@@ -61,13 +61,14 @@ int step_status_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	for (size_t i = 0; i <= report_known_steps_n; i++) {
 		const char *step = i < report_known_steps_n ? report_known_steps[i] : "report";
 		json_object *o = NULL;
+		_cleanup_free_ char *lwhy = NULL;
 
-		r = record_load(ctx->state_dir, step, &o);
+		r = record_load_why(ctx->state_dir, step, &o, &lwhy);
 		if (r < 0 && r != -ENOENT) {
 			for (size_t j = 0; j < n; j++)
 				json_object_put(recs[j]);
 			return ctx_error(ctx, EXIT_FAILED, "cannot read the record '%s/%s.json': %s; move it away or rerun '%s'",
-					 ctx->state_dir, step, strerror(-r), step);
+					 ctx->state_dir, step, lwhy, step);
 		}
 		names[n] = step;
 		recs[n++] = o;

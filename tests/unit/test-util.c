@@ -100,8 +100,34 @@ static void inputs(void)
 	unlink(path), unlink(fifo), unlink(link), rmdir(dir);
 }
 
+/* UTF-8 as JSON needs it: valid text untouched, each bad byte one U+FFFD. */
+static void utf8(void)
+{
+	_cleanup_free_ char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+
+	CHECK(utf8_valid("plain ascii"));
+	CHECK(utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x92\xbe")); /* é € 💾 */
+	CHECK(!utf8_valid("\xff"));
+	CHECK(!utf8_valid("\xc3"));                 /* cut short */
+	CHECK(!utf8_valid("\xc0\xaf"));            /* overlong '/' */
+	CHECK(!utf8_valid("\xe0\x80\xaf"));        /* overlong, 3 bytes */
+	CHECK(!utf8_valid("\xed\xa0\x80"));        /* surrogate U+D800 */
+	CHECK(!utf8_valid("\xf4\x90\x80\x80"));    /* past U+10FFFF */
+	CHECK(!utf8_valid("\x80"));                 /* stray continuation */
+	a = utf8_sanitize("ok\xffok");
+	CHECK_STR(a, "ok\xef\xbf\xbdok");
+	b = utf8_sanitize("caf\xc3\xa9");
+	CHECK_STR(b, "caf\xc3\xa9");
+	c = utf8_sanitize("\xc3");
+	CHECK_STR(c, "\xef\xbf\xbd");
+	d = utf8_sanitize("\xed\xa0\x80x");
+	CHECK_STR(d, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx");
+	CHECK(utf8_valid(d));
+}
+
 int main(void)
 {
+	utf8();
 	tail();
 	whole_transfers();
 	inputs();
