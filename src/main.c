@@ -2,7 +2,11 @@
 /* swaptool: the step table, global options and dispatch. */
 #include "steps.h"
 
+#include <fcntl.h>
 #include <signal.h>
+
+/* The largest profile read (an INI of a few KiB). */
+#define PROFILE_MAX_BYTES (1u << 20)
 
 static const struct step steps[] = {
 	/* one line per step, in the order an operator runs them */
@@ -182,7 +186,71 @@ static int take_globals(struct ctx *ctx, struct globals *g, int *argc, char **ar
 	return 0;
 }
 
+/* Standard descriptors that are closed at start would be taken by the first file the step opens (a
+ * record, a tarball) and output would land in it: give 0 and 2 /dev/null, and refuse to run with no
+ * stdout at all, since the result could never be seen. Returns 0 or an exit code. */
+static int check_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* read-only on 1 too: it only holds the slot, and any write to it fails */
+		n = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
+		if (n != fd) {
+			if (n >= 0)
+				close(n);
+			return EXIT_FAILED;
+		}
+		if (fd == 1) {
+			fprintf(stderr, "swaptool: standard output is closed, so the result could not be shown; "
+					"run it again with stdout open (a terminal, a file or a pipe)\n");
+			return EXIT_FAILED;
+		}
+	}
+	return 0;
+}
+
+/* The result is the point of the run: a write to stdout that failed (a full disk, a reader that
+ * went away: EPIPE, as SIGPIPE is ignored) is an error with a message, exit 3, like coreutils'
+ * close_stdout. */
+static int close_stdout(const char *step, int code)
+{
+	int e = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0)
+		e = errno ? errno : EIO;
+	else if (ferror(stdout))
+		e = errno ? errno : EIO;
+	if (fclose(stdout) != 0 && !e)
+		e = errno ? errno : EIO;
+	if (!e)
+		return code;
+	fprintf(stderr, "swaptool%s%s: cannot write the result to standard output: %s%s\n", step ? " " : "",
+		step ? step : "", strerror(e),
+		e == EPIPE ? " (the reader closed the pipe before the end)" :
+		e == ENOSPC ? "; free some space or send it elsewhere" : "");
+	return code == EXIT_INTERRUPTED ? code : EXIT_FAILED;
+}
+
+static int swaptool_main(int argc, char **argv, const char **step_name);
+
 int main(int argc, char **argv)
+{
+	const char *step = NULL;
+	int code;
+
+	signal(SIGPIPE, SIG_IGN);
+	code = check_std_fds();
+	if (code)
+		return code;
+	code = swaptool_main(argc, argv, &step);
+	return close_stdout(step, code);
+}
+
+static int swaptool_main(int argc, char **argv, const char **step_name)
 {
 	struct ctx ctx = { 0 };
 	struct globals g = { 0 };
@@ -192,7 +260,6 @@ int main(int argc, char **argv)
 	_cleanup_free_ char *perr = NULL;
 	int code, r;
 
-	signal(SIGPIPE, SIG_IGN);
 	if (take_globals(&ctx, &g, &argc, argv) != 0) {
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
 		return ctx.err_code;
@@ -210,6 +277,8 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		usage(stderr);
+		if (ctx.json)
+			out_error(&ctx, EXIT_USAGE, "no step given; 'swaptool --help' lists the steps");
 		return EXIT_USAGE;
 	}
 	if (streq(argv[1], "help")) {
@@ -219,7 +288,8 @@ int main(int argc, char **argv)
 		}
 		s = find_step(argv[2]);
 		if (!s) {
-			fprintf(stderr, "swaptool: unknown step '%s'; 'swaptool --help' lists the steps\n", argv[2]);
+			_cleanup_free_ char *msg = xasprintf("unknown step '%s'; 'swaptool --help' lists the steps", argv[2]);
+			out_error(&ctx, EXIT_USAGE, msg);
 			return EXIT_USAGE;
 		}
 		step_usage(s);
@@ -233,11 +303,24 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ctx.step = s->name;
+	*step_name = s->name;
 	if (g.help) {
 		step_usage(s);
 		return 0;
 	}
 
+	/* Vetted here first so that a FIFO or a device given as the profile is refused, not waited on. */
+	if (ctx.profile_path) {
+		_cleanup_free_ char *why = NULL;
+		_cleanup_close_ int pfd = open_input(ctx.profile_path, PROFILE_MAX_BYTES, 0, &why);
+
+		if (pfd < 0) {
+			_cleanup_free_ char *msg = xasprintf("cannot read profile '%s': %s; pass --profile FILE, an INI "
+							     "file (see swaptool-profile(5))", ctx.profile_path, why);
+			out_error(&ctx, EXIT_USAGE, msg);
+			return EXIT_USAGE;
+		}
+	}
 	r = profile_load(ctx.profile_path, &ctx.profile, &perr);
 	if (r < 0) {
 		out_error(&ctx, EXIT_USAGE, perr);
@@ -280,7 +363,6 @@ int main(int argc, char **argv)
 		}
 	}
 out:
-	fflush(stdout);
 	record_free(&rec);
 	profile_free(ctx.profile);
 	free(ctx.state_dir);

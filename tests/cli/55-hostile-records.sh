@@ -71,7 +71,7 @@ try() {
 }
 check_outputs() {
 	local counts f
-	counts=$(cd "$OUTS" && jq -n 'reduce inputs as $x ({}; .[input_filename] += 1) | [.[]] | [length, all(. == 1)] | @tsv' \
+	counts=$(cd "$OUTS" && jq -rn 'reduce inputs as $x ({}; .[input_filename] += 1) | [.[]] | [length, all(. == 1)] | @tsv' \
 		$(ls | grep -v what)) || counts=bad
 	if [ "$counts" != "$(printf '%s\ttrue' "$k")" ]; then
 		for f in $(cd "$OUTS" && ls | grep -v what); do
