@@ -4,6 +4,7 @@
 #include "record.h"
 
 #include <limits.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -248,7 +249,9 @@ void jset_bool(json_object *o, const char *key, bool v)
 
 void jset_double(json_object *o, const char *key, double v)
 {
-	json_object_object_add(o, key, json_object_new_double(v));
+	/* json-c writes NaN and Infinity as bare words, which no JSON reader (jq, status) accepts:
+	 * a value that is not a number is null */
+	json_object_object_add(o, key, isfinite(v) ? json_object_new_double(v) : NULL);
 }
 
 json_object *jget(json_object *o, const char *key)

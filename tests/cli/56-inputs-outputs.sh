@@ -143,3 +143,11 @@ jeq '.a.file_hex | endswith("2ffffe2e6a736f6e")' true
 run 3 "$SWAPTOOL" --json compare "$bad.missing" "$TMP/x.json"
 printf '%s' "$OUT" | iconv -f UTF-8 -t UTF-8 >/dev/null || fail "error document: not valid UTF-8"
 ok "JSON stays valid UTF-8"
+
+# numbers: a ratio that overflows is null, not the bare word Infinity that no JSON reader takes
+jq '.runs[0].iops = 1e-300' "$TMP/ref.json" >"$TMP/tiny.json"
+jq '.runs[0].iops = 1e300' "$TMP/ref.json" >"$TMP/huge.json"
+run 0 "$SWAPTOOL" --json compare "$TMP/tiny.json" "$TMP/huge.json"
+jeq '.runs[0].iops_ratio' null
+run 0 "$SWAPTOOL" compare "$TMP/tiny.json" "$TMP/huge.json"
+ok "non-finite numbers are null"
