@@ -345,7 +345,15 @@ static int swaptool_main(int argc, char **argv, const char **step_name)
 		if (s->flags & STEP_SAVES_RECORD) {
 			r = record_save(&rec, ctx.state_dir);
 			if (r < 0) {
-				_cleanup_free_ char *msg = xasprintf(
+				/* A step that changed the node (a restore) must say so and where its undo is:
+				 * "cannot write the record" alone reads as if nothing happened. */
+				const char *undo = jget_str(jget_object(rec.root, "undo"), "path");
+				const char *root = jget_str(rec.root, "root");
+				_cleanup_free_ char *msg = undo ? xasprintf(
+					"%s finished and changed files under '%s', but its record cannot be written to '%s': %s; "
+					"what it replaced is in '%s' ('swaptool restore --undo %s' puts it back); pass --state DIR "
+					"with a writable directory to record the next run", s->name, root ?: "/", ctx.state_dir,
+					strerror(-r), undo, undo) : xasprintf(
 					"cannot write the record to '%s': %s; pass --state DIR with a writable directory",
 					ctx.state_dir, strerror(-r));
 				out_error(&ctx, EXIT_FAILED, msg);

@@ -37,6 +37,12 @@ got=0
 [ "$got" -le 1 ] || fail "report of the real records exited $got"
 [ -s "$G/report.json" ] || fail "no report record"
 dgx5_accept "$TMP/ref.json"
+# every record a step wrote is one status reads
+got=0
+"$SWAPTOOL" --state "$G" --json status >"$TMP/st.json" 2>&1 || got=$?
+[ "$got" -le 1 ] || { cat "$TMP/st.json" >&2; fail "status of the real records exited $got"; }
+[ "$(jq -r '[.steps[] | select(.state == "missing") | .step] | join(",")' "$TMP/st.json")" = "" ] ||
+	fail "status misses records: $(cat "$TMP/st.json")"
 ok "real records: $(cd "$G" && echo *.json)"
 
 # mutations FILE: fields (array elements past the second skipped: they repeat the first two's shape)

@@ -117,6 +117,19 @@ run 3 sh -c "'$SWAPTOOL' --state '$TMP/s4' --json verify /nonexistent >&-"
 ok "stdout on /dev/full, closed, or a closed pipe: exit 3 with a message"
 
 # ---- words and codes
+# a restore that changed the root but cannot save its record says so, and where the undo is
+mkdir -p "$TMP/root/home/nv/.config/flare/orbit" "$TMP/root/etc" "$TMP/s6"
+echo secret >"$TMP/root/home/nv/.config/flare/orbit/controller.key"
+echo '127.0.0.1 localhost' >"$TMP/root/etc/hosts"
+run 0 "$SWAPTOOL" --state "$TMP/s6" backup --root "$TMP/root" --home /home/nv --out "$TMP/b.tar.gz"
+mkdir -p "$TMP/new/etc"
+echo 'old' >"$TMP/new/etc/hosts"
+touch "$TMP/notadir"
+run 3 "$SWAPTOOL" --state "$TMP/notadir/state" restore "$TMP/b.tar.gz" --root "$TMP/new" --undo-out "$TMP/undo.tar.gz"
+contains "restore finished and changed files under '$TMP/new', but its record cannot be written"
+contains "'swaptool restore --undo $TMP/undo.tar.gz' puts it back"
+[ -s "$TMP/undo.tar.gz" ] || fail "no undo tarball"
+ok "a restore whose record cannot be saved names the undo"
 run 2 "$SWAPTOOL" --json
 [ "$(printf '%s' "$OUT" | jq -s length)" = 1 ] || fail "--json alone: not one JSON document"
 jeq .error.exit_code 2
