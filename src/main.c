@@ -268,7 +268,10 @@ static int swaptool_main(int argc, char **argv, const char **step_name)
 	ctx.progress = isatty(STDERR_FILENO) && !ctx.quiet;
 
 	if (g.version) {
-		printf("swaptool %s\n", SWAPTOOL_VERSION);
+		if (ctx.json)
+			printf("{\"schema\":\"%s\",\"version\":\"%s\"}\n", RECORD_SCHEMA, SWAPTOOL_VERSION);
+		else
+			printf("swaptool %s\n", SWAPTOOL_VERSION);
 		return 0;
 	}
 	if (argc < 2) {

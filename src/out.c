@@ -214,8 +214,8 @@ void out_checks(const struct ctx *ctx, json_object *record)
 	if (ctx->json || !checks)
 		return;
 	table_header(t, "status", "check", "finding");
-	for (size_t i = 0; i < json_object_array_length(checks); i++) {
-		json_object *c = json_object_array_get_idx(checks, i);
+	for (size_t i = 0; i < jarray_len(checks); i++) {
+		json_object *c = jarray_at(checks, i);
 		enum status st = ST_FAIL;
 
 		status_parse(jget_str(c, "status"), &st);
@@ -244,8 +244,8 @@ void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ..
 		json_object *checks = jget(record, "checks");
 		enum status worst = ST_PASS;
 
-		for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
-			json_object *c = json_object_array_get_idx(checks, i);
+		for (size_t i = 0; i < jarray_len(checks); i++) {
+			json_object *c = jarray_at(checks, i);
 			enum status cs = ST_PASS;
 
 			status_parse(jget_str(c, "status"), &cs);

@@ -188,8 +188,8 @@ void step_status_render(const struct ctx *ctx, json_object *record)
 		 streq(jget_str(record, "path_from"), "option") ? "--path" :
 		 streq(jget_str(record, "path_from"), "records") ? "from the records" : "default; --path clone for the other");
 	table_header(t, "step", "state", "finished", "host", "why");
-	for (size_t i = 0; i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i);
+	for (size_t i = 0; i < jarray_len(steps); i++) {
+		json_object *s = jarray_at(steps, i);
 		const char *state = jget_str(s, "state");
 		enum status st = streq(state, "done") ? ST_PASS : streq(state, "warn") ? ST_WARN : streq(state, "failed") ? ST_FAIL : ST_SKIP;
 		table_row(t, jget_str(s, "step"), streq(state, "missing") ? "-" : out_status(ctx, st), jget_str(s, "finished"),

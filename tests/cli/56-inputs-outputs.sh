@@ -136,6 +136,8 @@ jeq .error.exit_code 2
 jeq '.error.message | test("no step")' true
 run 2 "$SWAPTOOL" --json help nosuchstep
 jeq .error.exit_code 2
+run 0 "$SWAPTOOL" --json --version
+jeq .version "$("$SWAPTOOL" --version | cut -d' ' -f2)"
 truncate -s 64M "$TMP/small.img"
 for tg in 99999999999999999999 18446744073709551616 18446744073709551615 9223372036854775808 "$TMP" "$TMP/fifo" \
 	"$TMP/missing.img"; do
