@@ -223,7 +223,7 @@ static int close_stdout(const char *step, int code)
 	if (fflush(stdout) != 0)
 		e = errno ? errno : EIO;
 	else if (ferror(stdout))
-		e = errno ? errno : EIO;
+		e = EIO; /* an earlier write failed and errno has moved on since */
 	if (fclose(stdout) != 0 && !e)
 		e = errno ? errno : EIO;
 	if (!e)
