@@ -235,24 +235,27 @@ static int close_stdout(const char *step, int code)
 	return code == EXIT_INTERRUPTED ? code : EXIT_FAILED;
 }
 
-static int swaptool_main(int argc, char **argv, const char **step_name);
+static int swaptool_main(int argc, char **argv);
+/* The run's context; main frees what it holds, so every early return of swaptool_main is covered. */
+static struct ctx ctx;
 
 int main(int argc, char **argv)
 {
-	const char *step = NULL;
 	int code;
 
 	signal(SIGPIPE, SIG_IGN);
 	code = check_std_fds();
 	if (code)
 		return code;
-	code = swaptool_main(argc, argv, &step);
-	return close_stdout(step, code);
+	code = swaptool_main(argc, argv);
+	profile_free(ctx.profile);
+	free(ctx.state_dir);
+	free(ctx.err_msg);
+	return close_stdout(ctx.step, code);
 }
 
-static int swaptool_main(int argc, char **argv, const char **step_name)
+static int swaptool_main(int argc, char **argv)
 {
-	struct ctx ctx = { 0 };
 	struct globals g = { 0 };
 	struct record rec = { 0 };
 	const struct step *s;
@@ -306,7 +309,6 @@ static int swaptool_main(int argc, char **argv, const char **step_name)
 		return EXIT_USAGE;
 	}
 	ctx.step = s->name;
-	*step_name = s->name;
 	if (g.help) {
 		step_usage(s);
 		return 0;
@@ -331,7 +333,6 @@ static int swaptool_main(int argc, char **argv, const char **step_name)
 	}
 	if (!ctx.state_dir && state_dir_default(&ctx.state_dir) < 0) {
 		out_error(&ctx, EXIT_USAGE, "no state directory: set --state DIR, XDG_STATE_HOME or HOME");
-		profile_free(ctx.profile);
 		return EXIT_USAGE;
 	}
 	if (record_init(&rec, s->name) < 0)
@@ -375,8 +376,5 @@ static int swaptool_main(int argc, char **argv, const char **step_name)
 	}
 out:
 	record_free(&rec);
-	profile_free(ctx.profile);
-	free(ctx.state_dir);
-	free(ctx.err_msg);
 	return code;
 }
