@@ -49,81 +49,6 @@ void arc_catch_sigint(void)
 	sigaction(SIGINT, &sa, NULL);
 }
 
-int open_input(int dirfd, const char *path, bool nofollow, uint64_t max, struct stat *st)
-{
-	struct stat tmp;
-	int fd, fl;
-
-	if (!st)
-		st = &tmp;
-	/* O_NONBLOCK: opening a FIFO for reading waits for a writer, forever; O_NOCTTY: a tty
-	 * must not become our controlling terminal. Both only until the type is known. */
-	fd = openat(dirfd, path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || (max && (uint64_t)st->st_size > max) ||
-	    (fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-		int e = errno;
-
-		if (S_ISDIR(st->st_mode))
-			e = EISDIR;
-		else if (!S_ISREG(st->st_mode))
-			e = ENODEV; /* FIFO, socket, character or block device */
-		else if (max && (uint64_t)st->st_size > max)
-			e = EFBIG;
-		close(fd);
-		return -e;
-	}
-	return fd;
-}
-
-const char *file_kind(mode_t m)
-{
-	return S_ISREG(m) ? "regular file" : S_ISDIR(m) ? "directory" : S_ISLNK(m) ? "symbolic link" : S_ISFIFO(m) ? "FIFO"
-	       : S_ISCHR(m) ? "character device" : S_ISBLK(m) ? "block device" : S_ISSOCK(m) ? "socket" : "special file";
-}
-
-int read_input(int dirfd, const char *path, bool nofollow, uint64_t max, char **out, size_t *len)
-{
-	_cleanup_close_ int fd = open_input(dirfd, path, nofollow, max, NULL);
-	_cleanup_free_ char *buf = NULL;
-	size_t have = 0, cap = 4096;
-
-	if (fd < 0)
-		return fd;
-	buf = malloc(cap + 1);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (have == cap) {
-			char *nb;
-
-			if (cap >= max)
-				return -EFBIG; /* it grew past the cap after the fstat */
-			cap = cap * 2 > max ? max : cap * 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb)
-				return -ENOMEM;
-			buf = nb;
-		}
-		n = read(fd, buf + have, cap - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		have += (size_t)n;
-	}
-	buf[have] = '\0';
-	if (len)
-		*len = have;
-	*out = TAKE_PTR(buf);
-	return 0;
-}
-
 bool root_is_live(const char *root)
 {
 	struct stat a, b;
@@ -342,7 +267,7 @@ static int root_db(const char *root, const char *file, char **text)
 		slot[k].text = NULL;
 		slot[k].root = xstrdup(root);
 		slot[k].dev = st.st_dev, slot[k].ino = st.st_ino, slot[k].size = st.st_size, slot[k].mtime = st.st_mtim;
-		slot[k].r = read_input(AT_FDCWD, path, true, 16 << 20, &slot[k].text, NULL);
+		slot[k].r = read_input_at(AT_FDCWD, path, 16 << 20, INPUT_NOFOLLOW, &slot[k].text, NULL, NULL);
 	}
 	if (slot[k].r < 0)
 		return slot[k].r == -ENOENT ? -ENOMEDIUM : slot[k].r;
@@ -693,7 +618,7 @@ static int collect_state(struct arc_source *s, const char *dir, char **why)
 		size_t len = 0;
 
 		/* a FIFO named like a record must not hang the backup: skipped like any non-file */
-		if (read_input(dfd, names[i], true, 16 << 20, &data, &len) < 0) {
+		if (read_input_at(dfd, names[i], 16 << 20, INPUT_NOFOLLOW, &data, &len, NULL) < 0) {
 			free(names[i]);
 			continue;
 		}
@@ -1403,7 +1328,7 @@ static int gzip_check(int fd, const char *path, uint64_t cap, char **why)
 int arc_load(const char *path, const struct arc_limits *lim, struct arc *a, char **why)
 {
 	struct stat st = { 0 };
-	_cleanup_close_ int fd = open_input(AT_FDCWD, path, false, 0, &st);
+	_cleanup_close_ int fd = open_input_at(AT_FDCWD, path, 0, 0, &st, NULL);
 	_cleanup_(archive_readp) struct archive *r = NULL;
 	_cleanup_free_ bool *seen = NULL, *seen_state = NULL;
 	_cleanup_free_ unsigned char *mtext = NULL;

@@ -2,7 +2,10 @@
 /* swaptool: the step table, global options and dispatch. */
 #include "steps.h"
 
+#include <fcntl.h>
 #include <signal.h>
+
+/* The largest profile read (an INI of a few KiB). */
 
 static const struct step steps[] = {
 	/* one line per step, in the order an operator runs them */
@@ -183,9 +186,76 @@ static int take_globals(struct ctx *ctx, struct globals *g, int *argc, char **ar
 	return 0;
 }
 
+/* Standard descriptors that are closed at start would be taken by the first file the step opens (a
+ * record, a tarball) and output would land in it: give 0 and 2 /dev/null, and refuse to run with no
+ * stdout at all, since the result could never be seen. Returns 0 or an exit code. */
+static int check_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* read-only on 1 too: it only holds the slot, and any write to it fails */
+		n = open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);
+		if (n != fd) {
+			if (n >= 0)
+				close(n);
+			return EXIT_FAILED;
+		}
+		if (fd == 1) {
+			fprintf(stderr, "swaptool: standard output is closed, so the result could not be shown; "
+					"run it again with stdout open (a terminal, a file or a pipe)\n");
+			return EXIT_FAILED;
+		}
+	}
+	return 0;
+}
+
+/* The result is the point of the run: a write to stdout that failed (a full disk, a reader that
+ * went away: EPIPE, as SIGPIPE is ignored) is an error with a message, exit 3, like coreutils'
+ * close_stdout. */
+static int close_stdout(const char *step, int code)
+{
+	int e = 0;
+
+	errno = 0;
+	if (fflush(stdout) != 0)
+		e = errno ? errno : EIO;
+	else if (ferror(stdout))
+		e = EIO; /* an earlier write failed and errno has moved on since */
+	if (fclose(stdout) != 0 && !e)
+		e = errno ? errno : EIO;
+	if (!e)
+		return code;
+	fprintf(stderr, "swaptool%s%s: cannot write the result to standard output: %s%s\n", step ? " " : "",
+		step ? step : "", strerror(e),
+		e == EPIPE ? " (the reader closed the pipe before the end)" :
+		e == ENOSPC ? "; free some space or send it elsewhere" : "");
+	return code == EXIT_INTERRUPTED ? code : EXIT_FAILED;
+}
+
+static int swaptool_main(int argc, char **argv);
+/* The run's context; main frees what it holds, so every early return of swaptool_main is covered. */
+static struct ctx ctx;
+
 int main(int argc, char **argv)
 {
-	struct ctx ctx = { 0 };
+	int code;
+
+	signal(SIGPIPE, SIG_IGN);
+	code = check_std_fds();
+	if (code)
+		return code;
+	code = swaptool_main(argc, argv);
+	profile_free(ctx.profile);
+	free(ctx.state_dir);
+	free(ctx.err_msg);
+	return close_stdout(ctx.step, code);
+}
+
+static int swaptool_main(int argc, char **argv)
+{
 	struct globals g = { 0 };
 	struct record rec = { 0 };
 	const struct step *s;
@@ -193,7 +263,6 @@ int main(int argc, char **argv)
 	_cleanup_free_ char *perr = NULL;
 	int code, r;
 
-	signal(SIGPIPE, SIG_IGN);
 	if (take_globals(&ctx, &g, &argc, argv) != 0) {
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
 		return ctx.err_code;
@@ -202,7 +271,10 @@ int main(int argc, char **argv)
 	ctx.progress = isatty(STDERR_FILENO) && !ctx.quiet;
 
 	if (g.version) {
-		printf("swaptool %s\n", SWAPTOOL_VERSION);
+		if (ctx.json)
+			printf("{\"schema\":\"%s\",\"version\":\"%s\"}\n", RECORD_SCHEMA, SWAPTOOL_VERSION);
+		else
+			printf("swaptool %s\n", SWAPTOOL_VERSION);
 		return 0;
 	}
 	if (argc < 2) {
@@ -211,6 +283,8 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		usage(stderr);
+		if (ctx.json)
+			out_error(&ctx, EXIT_USAGE, "no step given; 'swaptool --help' lists the steps");
 		return EXIT_USAGE;
 	}
 	if (streq(argv[1], "help")) {
@@ -220,7 +294,8 @@ int main(int argc, char **argv)
 		}
 		s = find_step(argv[2]);
 		if (!s) {
-			fprintf(stderr, "swaptool: unknown step '%s'; 'swaptool --help' lists the steps\n", argv[2]);
+			_cleanup_free_ char *msg = xasprintf("unknown step '%s'; 'swaptool --help' lists the steps", argv[2]);
+			out_error(&ctx, EXIT_USAGE, msg);
 			return EXIT_USAGE;
 		}
 		step_usage(s);
@@ -239,6 +314,18 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	/* Vetted here first so that a FIFO or a device given as the profile is refused, not waited on. */
+	if (ctx.profile_path) {
+		_cleanup_free_ char *why = NULL;
+		_cleanup_close_ int pfd = open_input(ctx.profile_path, PROFILE_MAX_BYTES, 0, &why);
+
+		if (pfd < 0) {
+			_cleanup_free_ char *msg = xasprintf("cannot read profile '%s': %s; pass --profile FILE, an INI "
+							     "file (see swaptool-profile(5))", ctx.profile_path, why);
+			out_error(&ctx, EXIT_USAGE, msg);
+			return EXIT_USAGE;
+		}
+	}
 	r = profile_load(ctx.profile_path, &ctx.profile, &perr);
 	if (r < 0) {
 		out_error(&ctx, EXIT_USAGE, perr);
@@ -247,7 +334,6 @@ int main(int argc, char **argv)
 	}
 	if (!ctx.state_dir && state_dir_default(&ctx.state_dir) < 0) {
 		out_error(&ctx, EXIT_USAGE, "no state directory: set --state DIR, XDG_STATE_HOME or HOME");
-		profile_free(ctx.profile);
 		return EXIT_USAGE;
 	}
 	if (record_init(&rec, s->name) < 0)
@@ -264,7 +350,15 @@ int main(int argc, char **argv)
 		if (s->flags & STEP_SAVES_RECORD) {
 			r = record_save(&rec, ctx.state_dir);
 			if (r < 0) {
-				_cleanup_free_ char *msg = xasprintf(
+				/* A step that changed the node (a restore) must say so and where its undo is:
+				 * "cannot write the record" alone reads as if nothing happened. */
+				const char *undo = jget_str(jget_object(rec.root, "undo"), "path");
+				const char *root = jget_str(rec.root, "root");
+				_cleanup_free_ char *msg = undo ? xasprintf(
+					"%s finished and changed files under '%s', but its record cannot be written to '%s': %s; "
+					"what it replaced is in '%s' ('swaptool restore --undo %s' puts it back); pass --state DIR "
+					"with a writable directory to record the next run", s->name, root ?: "/", ctx.state_dir,
+					strerror(-r), undo, undo) : xasprintf(
 					"cannot write the record to '%s': %s; pass --state DIR with a writable directory",
 					ctx.state_dir, strerror(-r));
 				out_error(&ctx, EXIT_FAILED, msg);
@@ -282,10 +376,6 @@ int main(int argc, char **argv)
 		}
 	}
 out:
-	fflush(stdout);
 	record_free(&rec);
-	profile_free(ctx.profile);
-	free(ctx.state_dir);
-	free(ctx.err_msg);
 	return code;
 }

@@ -232,27 +232,28 @@ int nvme_parse_error_log(const void *buf, size_t len, struct nvme_errlog *e, con
 static int read_dump(const char *dir, const char *file, size_t want, bool optional, char **buf, size_t *len,
 		     const char *how, char **why)
 {
-	_cleanup_free_ char *path = xasprintf("%s/%s", dir, file);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_free_ char *path = xasprintf("%s/%s", dir, file), *iwhy = NULL;
+	/* No size cap here: a wrong size gets its own message below. Not blocking: a FIFO or a
+	 * device planted as a dump is refused at once. */
+	_cleanup_close_ int fd = open_input(path, 0, INPUT_NOFOLLOW, &iwhy);
 	struct stat st;
 	size_t max = want ? want : NVME_ERROR_ENTRY_BYTES * NVME_ERROR_LOG_MAX_ENTRIES;
 	bool bad;
 	int r;
 
 	if (fd < 0) {
-		r = -errno;
+		r = fd;
 		if (r == -ENOENT && optional)
 			return 0;
-		*why = xasprintf("cannot open dump '%s': %s; copy the output of '%s' into it", path, strerror(-r),
-				 how);
+		if (r == -ENOENT)
+			*why = xasprintf("cannot open dump '%s': %s; copy the output of '%s' into it", path, iwhy, how);
+		else
+			*why = xasprintf("dump '%s' cannot be used: %s; copy the output of '%s' into a regular file there",
+					 path, iwhy, how);
 		return r;
 	}
 	if (fstat(fd, &st) < 0)
 		return -errno;
-	if (!S_ISREG(st.st_mode)) {
-		*why = xasprintf("dump '%s' is not a regular file; copy the output of '%s' into it", path, how);
-		return -EINVAL;
-	}
 	bad = want ? (uint64_t)st.st_size != want
 		   : st.st_size == 0 || st.st_size % NVME_ERROR_ENTRY_BYTES || (uint64_t)st.st_size > max;
 	if (bad) {
@@ -265,11 +266,30 @@ static int read_dump(const char *dir, const char *file, size_t want, bool option
 					 path, (intmax_t)st.st_size, max, how);
 		return -EMSGSIZE;
 	}
-	/* +1: read_file_all refuses a file that fills its limit, even at EOF. */
-	r = read_file_all(path, max + 1, buf, len);
-	if (r < 0) {
-		*why = xasprintf("cannot read dump '%s': %s", path, strerror(-r));
-		return r;
+	/* The fd already checked, not the path again: capped at max, so a file that grows is refused. */
+	{
+		_cleanup_free_ char *b = xcalloc(1, max + 1);
+		ssize_t n;
+		size_t have = 0;
+
+		while (have <= max && (n = read(fd, b + have, max + 1 - have)) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				r = -errno;
+				*why = xasprintf("cannot read dump '%s': %s", path, strerror(-r));
+				return r;
+			}
+			have += (size_t)n;
+		}
+		*len = have;
+		*buf = TAKE_PTR(b);
+	}
+	if (*len > max || (!want && *len % NVME_ERROR_ENTRY_BYTES)) { /* changed under us */
+		*why = xasprintf("dump '%s' changed while it was read; copy it again from the node", path);
+		free(*buf);
+		*buf = NULL;
+		return -EMSGSIZE;
 	}
 	if (want && *len != want) { /* changed under us */
 		*why = xasprintf("dump '%s' is %zu bytes, expected %zu (%s)", path, *len, want, how);

@@ -214,8 +214,8 @@ void out_checks(const struct ctx *ctx, json_object *record)
 	if (ctx->json || !checks)
 		return;
 	table_header(t, "status", "check", "finding");
-	for (size_t i = 0; i < json_object_array_length(checks); i++) {
-		json_object *c = json_object_array_get_idx(checks, i);
+	for (size_t i = 0; i < jarray_len(checks); i++) {
+		json_object *c = jarray_at(checks, i);
 		enum status st = ST_FAIL;
 
 		status_parse(jget_str(c, "status"), &st);
@@ -244,8 +244,8 @@ void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ..
 		json_object *checks = jget(record, "checks");
 		enum status worst = ST_PASS;
 
-		for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
-			json_object *c = json_object_array_get_idx(checks, i);
+		for (size_t i = 0; i < jarray_len(checks); i++) {
+			json_object *c = jarray_at(checks, i);
 			enum status cs = ST_PASS;
 
 			status_parse(jget_str(c, "status"), &cs);
@@ -265,7 +265,12 @@ void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ..
 
 void out_json(json_object *o)
 {
-	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* JSON is UTF-8: json-c copies a string's bytes as they are, so any that jset_str did not
+	 * clean (a string added directly) are replaced by U+FFFD here. */
+	_cleanup_free_ char *clean = utf8_valid(text) ? NULL : utf8_sanitize(text);
+
+	puts(clean ?: text);
 }
 
 void out_error(const struct ctx *ctx, int code, const char *msg)

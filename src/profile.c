@@ -469,52 +469,22 @@ static int parse_profile(struct parse_state *s, char *text, size_t len)
 	return 0;
 }
 
-/* The file, without blocking on a FIFO or reading a device: a regular file of at most 1 MiB. */
+/* The file through read_input (no blocking on a FIFO, no reading a device), at most 1 MiB of text. */
 static int read_profile(const char *path, char **text, size_t *len, char **err)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	_cleanup_free_ char *buf = NULL;
-	struct stat st;
-	size_t have = 0;
+	_cleanup_free_ char *why = NULL;
+	int r = read_input(path, PROFILE_MAX_BYTES, 0, text, len, &why);
 
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		int r = -errno;
-		*err = xasprintf("cannot open profile '%s': %s", path, strerror(errno));
+	if (r < 0) {
+		*err = xasprintf("cannot read profile '%s': %s; give an INI file (swaptool-profile(5))", path, why);
 		return r;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		*err = xasprintf("profile '%s' is not a regular file; give an INI file (swaptool-profile(5))", path);
-		return -EINVAL;
-	}
-	if (st.st_size > PROFILE_MAX_BYTES) {
-		*err = xasprintf("profile '%s' is larger than 1 MiB: not a profile", path);
-		return -EFBIG;
-	}
-	buf = xcalloc(1, PROFILE_MAX_BYTES + 1);
-	for (;;) {
-		ssize_t n = read(fd, buf + have, PROFILE_MAX_BYTES + 1 - have);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-			*err = xasprintf("cannot read profile '%s': %s", path, strerror(errno));
-			return r;
-		}
-		if (n == 0)
-			break;
-		have += (size_t)n;
-		if (have > PROFILE_MAX_BYTES) {
-			*err = xasprintf("profile '%s' is larger than 1 MiB: not a profile", path);
-			return -EFBIG;
-		}
-	}
-	if (memchr(buf, '\0', have)) {
+	if (memchr(*text, '\0', *len)) {
 		*err = xasprintf("profile '%s' holds a NUL byte: not a text file", path);
+		free(*text);
+		*text = NULL;
 		return -EINVAL;
 	}
-	*text = TAKE_PTR(buf);
-	*len = have;
 	return 0;
 }
 

@@ -3,6 +3,8 @@
 #include "util.h"
 #include "record.h"
 
+#include <limits.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -33,7 +35,7 @@ int record_init(struct record *r, const char *step)
 	if (!r->root || !r->checks)
 		return -ENOMEM;
 	iso8601_utc(time(NULL), now);
-	jset_str(r->root, "schema", "swaptool/1");
+	jset_str(r->root, "schema", RECORD_SCHEMA);
 	jset_str(r->root, "step", step);
 	jset_str(r->root, "version", SWAPTOOL_VERSION);
 	jset_str(r->root, "host", host_name());
@@ -113,26 +115,103 @@ int record_save(const struct record *r, const char *state_dir)
 		return rc;
 	path = xasprintf("%s/%s.json", state_dir, step);
 	text = json_object_to_json_string_ext(r->root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	_cleanup_free_ char *withnl = xasprintf("%s\n", text);
+	/* a string added without jset_str is made valid UTF-8 here (json-c copies bytes as they are) */
+	_cleanup_free_ char *clean = utf8_valid(text) ? NULL : utf8_sanitize(text);
+	_cleanup_free_ char *withnl = xasprintf("%s\n", clean ?: text);
 	return write_file_atomic(path, withnl, strlen(withnl), 0600);
+}
+
+int record_check_envelope(json_object *o, const char *step, char **why)
+{
+	const char *schema = jget_str(o, "schema"), *got = jget_str(o, "step");
+	json_object *checks = jget(o, "checks");
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return set_why(why, -EBADMSG, "it is not a JSON object");
+	if (!schema || !startswith(schema, "swaptool/"))
+		return set_why(why, -EBADMSG, "it has no schema '%s': not a swaptool record", RECORD_SCHEMA);
+	/* A newer swaptool may have changed what a field means: refuse rather than guess. */
+	if (!streq(schema, RECORD_SCHEMA))
+		return set_why(why, -EPROTONOSUPPORT, "its schema is '%s' but this swaptool reads only '%s'; "
+				       "read it with the swaptool that wrote it", schema, RECORD_SCHEMA);
+	if (!got)
+		return set_why(why, -EBADMSG, "its 'step' is missing or not a string");
+	if (step && !streq(got, step))
+		return set_why(why, -EBADMSG, "it is the record of '%s', not of '%s'", got, step);
+	if (jget(o, "verdict") && !jget_str(o, "verdict"))
+		return set_why(why, -EBADMSG, "its 'verdict' is not a string");
+	if (checks && !json_object_is_type(checks, json_type_array))
+		return set_why(why, -EBADMSG, "its 'checks' is not an array");
+	for (size_t i = 0; i < jarray_len(checks); i++)
+		if (!json_object_is_type(jarray_at(checks, i), json_type_object))
+			return set_why(why, -EBADMSG, "its check %zu is not an object", i + 1);
+	return 0;
+}
+
+int json_parse_doc(const char *text, size_t len, json_object **out, char **why)
+{
+	json_tokener *tok;
+	enum json_tokener_error err;
+	json_object *o;
+	size_t end;
+
+	if (len > INT_MAX)
+		return set_why(why, -EFBIG, "it is too big to parse");
+	tok = json_tokener_new();
+	if (!tok)
+		return set_why(why, -ENOMEM, "%s", strerror(ENOMEM));
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	err = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (!o && err == json_tokener_success)
+		return set_why(why, -EBADMSG, "it is JSON null, not an object");
+	if (!o || err != json_tokener_success) {
+		json_object_put(o);
+		return set_why(why, -EBADMSG, "it is not JSON (%s)",
+			       json_tokener_error_desc(err == json_tokener_continue ? json_tokener_error_parse_eof : err));
+	}
+	/* one document: trailing bytes other than white space mean a damaged or concatenated file */
+	for (size_t i = end; i < len; i++)
+		if (!text[i] || !strchr(" \t\r\n", text[i])) {
+			json_object_put(o);
+			return set_why(why, -EBADMSG, "it holds more than one JSON document");
+		}
+	*out = o;
+	return 0;
+}
+
+int record_parse(const char *text, size_t len, const char *step, json_object **out, char **why)
+{
+	json_object *o = NULL;
+	int r = json_parse_doc(text, len, &o, why);
+
+	if (r < 0)
+		return r;
+	r = record_check_envelope(o, step, why);
+	if (r < 0) {
+		json_object_put(o);
+		return r;
+	}
+	*out = o;
+	return 0;
+}
+
+int record_load_why(const char *state_dir, const char *step, json_object **out, char **why)
+{
+	_cleanup_free_ char *path = xasprintf("%s/%s.json", state_dir, step);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	int r = read_input(path, RECORD_MAX_BYTES, 0, &text, &len, why);
+
+	if (r < 0)
+		return r;
+	return record_parse(text, len, step, out, why);
 }
 
 int record_load(const char *state_dir, const char *step, json_object **out)
 {
-	_cleanup_free_ char *path = xasprintf("%s/%s.json", state_dir, step);
-	_cleanup_free_ char *text = NULL;
-	json_object *o;
-	int r = read_file_all(path, 64 << 20, &text, NULL);
-
-	if (r < 0)
-		return r;
-	o = json_tokener_parse(text);
-	if (!o || !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
-		return -EBADMSG;
-	}
-	*out = o;
-	return 0;
+	return record_load_why(state_dir, step, out, NULL);
 }
 
 void jset_u64(json_object *o, const char *key, uint64_t v)
@@ -147,6 +226,19 @@ void jset_i64(json_object *o, const char *key, int64_t v)
 
 void jset_str(json_object *o, const char *key, const char *s)
 {
+	/* Names read from disks and files (partition names, labels, models, paths) may be any bytes;
+	 * JSON must be UTF-8. Invalid bytes become U+FFFD, and the raw bytes stay beside it in hex
+	 * (KEY_hex) so nothing is lost. */
+	if (s && !utf8_valid(s)) {
+		_cleanup_free_ char *clean = utf8_sanitize(s), *hex = xcalloc(strlen(s) * 2 + 1, 1);
+		_cleanup_free_ char *hkey = xasprintf("%s_hex", key);
+
+		for (size_t i = 0; s[i]; i++)
+			sprintf(hex + 2 * i, "%02x", (unsigned char)s[i]);
+		json_object_object_add(o, key, json_object_new_string(clean));
+		json_object_object_add(o, hkey, json_object_new_string(hex));
+		return;
+	}
 	json_object_object_add(o, key, s ? json_object_new_string(s) : NULL);
 }
 
@@ -157,7 +249,9 @@ void jset_bool(json_object *o, const char *key, bool v)
 
 void jset_double(json_object *o, const char *key, double v)
 {
-	json_object_object_add(o, key, json_object_new_double(v));
+	/* json-c writes NaN and Infinity as bare words, which no JSON reader (jq, status) accepts:
+	 * a value that is not a number is null */
+	json_object_object_add(o, key, isfinite(v) ? json_object_new_double(v) : NULL);
 }
 
 json_object *jget(json_object *o, const char *key)
@@ -197,4 +291,26 @@ double jget_double(json_object *o, const char *key)
 {
 	json_object *v = jget(o, key);
 	return v ? json_object_get_double(v) : 0.0;
+}
+
+json_object *jget_array(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+	return v && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+json_object *jget_object(json_object *o, const char *key)
+{
+	json_object *v = jget(o, key);
+	return v && json_object_is_type(v, json_type_object) ? v : NULL;
+}
+
+size_t jarray_len(json_object *a)
+{
+	return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
+json_object *jarray_at(json_object *a, size_t i)
+{
+	return i < jarray_len(a) ? json_object_array_get_idx(a, i) : NULL;
 }

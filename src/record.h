@@ -32,8 +32,27 @@ int record_exit_code(const struct record *r);
 int state_dir_default(char **out);
 /* Write DIR/<step>.json atomically (creating DIR 0700). */
 int record_save(const struct record *r, const char *state_dir);
+/* The schema every record carries; a record with another (a newer swaptool's) is refused. */
+#define RECORD_SCHEMA "swaptool/1"
+/* The schema of report.json (src/report.c writes it); another version is refused. */
+#ifndef REPORT_SCHEMA
+#define REPORT_SCHEMA "swaptool-report/1"
+#endif
+/* The largest record read back (an accept record with a sweep is well under 1 MiB). */
+#define RECORD_MAX_BYTES (64u << 20)
 /* Load DIR/<step>.json; -ENOENT when the step has not run. */
 int record_load(const char *state_dir, const char *step, json_object **out);
+/* The same, with *why (when not NULL) saying what is wrong without the path: unreadable (not a
+ * regular file, too big: see open_input), not one JSON object (-EBADMSG), another schema
+ * version (-EPROTONOSUPPORT), another step's record, or an envelope field of the wrong type. */
+int record_load_why(const char *state_dir, const char *step, json_object **out, char **why);
+/* Parse text as exactly one JSON document (trailing white space allowed): -EBADMSG and *why else. */
+int json_parse_doc(const char *text, size_t len, json_object **out, char **why);
+/* Parse text as one record (step: NULL for any) and check its envelope as record_load_why does. */
+int record_parse(const char *text, size_t len, const char *step, json_object **out, char **why);
+/* The envelope of a parsed record: an object with schema RECORD_SCHEMA, a string step (equal to
+ * step when not NULL), a string verdict when present and checks an array of objects when present. */
+int record_check_envelope(json_object *o, const char *step, char **why);
 
 /* json-c helpers that keep integers exact and NULL strings as null. */
 void jset_u64(json_object *o, const char *key, uint64_t v);
@@ -48,3 +67,10 @@ const char *jget_str(json_object *o, const char *key);
 bool jget_bool(json_object *o, const char *key);
 double jget_double(json_object *o, const char *key);
 json_object *jget(json_object *o, const char *key);
+/* Typed lookups for values read from outside (records, reports): the value when it has that type,
+ * else NULL, because json-c asserts when an array or object call meets another type. */
+json_object *jget_array(json_object *o, const char *key);
+json_object *jget_object(json_object *o, const char *key);
+/* An array's length and its i-th element: 0 / NULL unless a is an array (and i is in range). */
+size_t jarray_len(json_object *a);
+json_object *jarray_at(json_object *a, size_t i);

@@ -22,18 +22,6 @@ struct stat;
 extern volatile sig_atomic_t arc_interrupted;
 void arc_catch_sigint(void);
 
-/*
- * Open `path` (relative to dirfd) for reading as a regular file without ever blocking: a FIFO,
- * a device or a tty is refused before any read (O_NONBLOCK|O_NOCTTY until fstat says what it
- * is), `nofollow` refuses a final symlink, `max` (0: none) caps the size. Returns the fd, or
- * -ENODEV (not a regular file: FIFO, device, socket), -EISDIR, -EFBIG, -errno.
- */
-int open_input(int dirfd, const char *path, bool nofollow, uint64_t max, struct stat *st);
-/* The whole of such a file, NUL-terminated, at most max bytes. */
-int read_input(int dirfd, const char *path, bool nofollow, uint64_t max, char **out, size_t *len);
-/* "FIFO", "character device"...: for messages. */
-const char *file_kind(mode_t m);
-
 /* Is `root` this running system ("/" or the same directory by identity)? */
 bool root_is_live(const char *root);
 /* Open the directory `rel` below rootfd, its symlinks resolved as if rootfd were "/"

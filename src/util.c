@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
 #include <openssl/evp.h>
@@ -313,4 +314,147 @@ int node_home(const char *override, char **out)
 		return 0;
 	}
 	return -ENOENT;
+}
+
+const char *file_kind(mode_t m)
+{
+	return S_ISREG(m) ? "regular file" : S_ISDIR(m) ? "directory" : S_ISLNK(m) ? "symbolic link" : S_ISFIFO(m) ? "FIFO"
+	       : S_ISCHR(m) ? "character device" : S_ISBLK(m) ? "block device" : S_ISSOCK(m) ? "socket" : "special file";
+}
+
+int open_input_at(int dirfd, const char *path, uint64_t max_bytes, unsigned flags, struct stat *stp, char **why)
+{
+	int oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (flags & INPUT_NOFOLLOW ? O_NOFOLLOW : 0);
+	_cleanup_close_ int fd = openat(dirfd, path, oflags);
+	struct stat tmp, *st = stp ? stp : &tmp;
+	int fl;
+
+	if (fd < 0) {
+		int r = -errno;
+		if (r == -ELOOP && (flags & INPUT_NOFOLLOW))
+			return set_why(why, r, "it is a symbolic link; name the file itself");
+		return set_why(why, r, "%s", strerror(-r));
+	}
+	if (fstat(fd, st) < 0)
+		return set_why(why, -errno, "%s", strerror(errno));
+	if (S_ISDIR(st->st_mode))
+		return set_why(why, -EISDIR, "it is a directory, not a file");
+	if (!S_ISREG(st->st_mode) && !(S_ISBLK(st->st_mode) && (flags & INPUT_ALLOW_BLOCK)))
+		return set_why(why, -ENODEV, "it is a %s, not a regular file", file_kind(st->st_mode));
+	if (max_bytes && S_ISREG(st->st_mode) && (uint64_t)st->st_size > max_bytes)
+		return set_why(why, -EFBIG, "it is %jd bytes, more than the %" PRIu64 " such a file may have",
+			       (intmax_t)st->st_size, max_bytes);
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return set_why(why, -errno, "%s", strerror(errno));
+	return TAKE_FD(fd);
+}
+
+int open_input(const char *path, uint64_t max_bytes, unsigned flags, char **why)
+{
+	return open_input_at(AT_FDCWD, path, max_bytes, flags, NULL, why);
+}
+
+int read_input(const char *path, size_t max_bytes, unsigned flags, char **out, size_t *len, char **why)
+{
+	return read_input_at(AT_FDCWD, path, max_bytes, flags, out, len, why);
+}
+
+int read_input_at(int dirfd, const char *path, size_t max_bytes, unsigned flags, char **out, size_t *len, char **why)
+{
+	_cleanup_close_ int fd = open_input_at(dirfd, path, max_bytes, flags, NULL, why);
+	_cleanup_free_ char *buf = NULL;
+	size_t have = 0, cap = 4096;
+
+	if (fd < 0)
+		return fd;
+	buf = malloc(cap + 1);
+	if (!buf)
+		return set_why(why, -ENOMEM, "%s", strerror(ENOMEM));
+	for (;;) {
+		ssize_t n;
+
+		if (have == cap) {
+			char *nb;
+
+			/* one byte over the cap tells a file that grew from one that fills it exactly */
+			if (max_bytes && cap > max_bytes)
+				return set_why(why, -EFBIG, "it grew past the %zu bytes such a file may have", max_bytes);
+			cap = max_bytes && cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb)
+				return set_why(why, -ENOMEM, "%s", strerror(ENOMEM));
+			buf = nb;
+		}
+		n = read(fd, buf + have, cap - have);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return set_why(why, -errno, "%s", strerror(errno));
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+	}
+	if (max_bytes && have > max_bytes)
+		return set_why(why, -EFBIG, "it grew past the %zu bytes such a file may have", max_bytes);
+	buf[have] = '\0';
+	if (len)
+		*len = have;
+	*out = TAKE_PTR(buf);
+	return 0;
+}
+
+size_t utf8_seq_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+	uint32_t c;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xC2 && p[0] <= 0xDF)
+		n = 2, c = p[0] & 0x1F;
+	else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+		n = 3, c = p[0] & 0x0F;
+	else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+		n = 4, c = p[0] & 0x07;
+	else
+		return 0; /* continuation byte, C0/C1 (overlong), F5-FF */
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xC0) != 0x80) /* also stops at the NUL */
+			return 0;
+		c = c << 6 | (p[i] & 0x3F);
+	}
+	if ((n == 3 && (c < 0x800 || (c >= 0xD800 && c <= 0xDFFF))) || (n == 4 && (c < 0x10000 || c > 0x10FFFF)))
+		return 0;
+	return n;
+}
+
+bool utf8_valid(const char *s)
+{
+	for (size_t n; *s; s += n)
+		if (!(n = utf8_seq_len(s)))
+			return false;
+	return true;
+}
+
+char *utf8_sanitize(const char *s)
+{
+	/* each bad byte becomes 3 bytes at most */
+	char *out = xcalloc(strlen(s) * 3 + 1, 1), *o = out;
+
+	while (*s) {
+		size_t n = utf8_seq_len(s);
+
+		if (n) {
+			memcpy(o, s, n);
+			o += n, s += n;
+		} else {
+			memcpy(o, "\xEF\xBF\xBD", 3);
+			o += 3, s++;
+		}
+	}
+	*o = '\0';
+	return out;
 }

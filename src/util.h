@@ -85,3 +85,33 @@ const char *host_name(void);
 void iso8601_utc(time_t t, char buf[32]);
 /* The home of the node's user: --home, else $SUDO_USER's, else $HOME. */
 int node_home(const char *override, char **out);
+
+/* Outside inputs (a dump, a signature, a report, a record, the profile): open read-only without
+ * ever blocking and refuse what is not a regular file before reading a byte, so that a FIFO, a
+ * terminal, /dev/zero or a directory named as an input is a message, not a hang or an endless read.
+ * The open is O_NONBLOCK (a FIFO without a writer would block in open) and O_NOCTTY; after fstat
+ * says regular file O_NONBLOCK is cleared. INPUT_ALLOW_BLOCK also accepts a block device (a disk is
+ * read whole only by steps that mean it); INPUT_NOFOLLOW refuses a final symlink. A regular file
+ * larger than max_bytes (0: no cap) is refused with -EFBIG. Returns the fd, or a negative errno
+ * with *why (when why is not NULL) set to what is wrong, without the path: "it is a FIFO, not a
+ * regular file". */
+enum { INPUT_ALLOW_BLOCK = 1 << 0, INPUT_NOFOLLOW = 1 << 1 };
+int open_input(const char *path, uint64_t max_bytes, unsigned flags, char **why);
+/* open_input, then the whole file into a NUL-terminated buffer; a file that grows past max_bytes
+ * while it is read is -EFBIG too. */
+int read_input(const char *path, size_t max_bytes, unsigned flags, char **out, size_t *len, char **why);
+/* The same relative to a directory descriptor (AT_FDCWD: the current directory); *st (when not
+ * NULL) gets the file's fstat. Not a regular file (FIFO, device, socket) is -ENODEV. */
+struct stat;
+int open_input_at(int dirfd, const char *path, uint64_t max_bytes, unsigned flags, struct stat *st, char **why);
+int read_input_at(int dirfd, const char *path, size_t max_bytes, unsigned flags, char **out, size_t *len, char **why);
+/* "FIFO", "character device", "directory"...: for messages. */
+const char *file_kind(mode_t m);
+
+/* UTF-8 as JSON requires (RFC 8259 §8.1): the length of the valid sequence at s (1-4), or 0 when
+ * the bytes there are not one (a stray continuation, an overlong form, a surrogate, past U+10FFFF,
+ * cut short). */
+size_t utf8_seq_len(const char *s);
+bool utf8_valid(const char *s);
+/* A copy of s with every byte that does not start a valid sequence replaced by U+FFFD. */
+char *utf8_sanitize(const char *s);

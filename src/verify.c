@@ -71,7 +71,7 @@ static char *expand_rel(const char *spec, const char *home)
 /* sha256 of a regular file, never blocking on a FIFO or device planted under the name */
 static int hash_file(const char *path, char hex[65], uint64_t *n)
 {
-	_cleanup_close_ int fd = open_input(AT_FDCWD, path, true, 0, NULL);
+	_cleanup_close_ int fd = open_input_at(AT_FDCWD, path, 0, INPUT_NOFOLLOW, NULL, NULL);
 
 	return fd < 0 ? fd : sha256_fd(fd, hex, n);
 }
@@ -96,7 +96,7 @@ static bool is_private_key(const char *path)
 	_cleanup_free_ char *text = NULL;
 	size_t len;
 
-	if (read_input(AT_FDCWD, path, true, 1 << 20, &text, &len) < 0)
+	if (read_input_at(AT_FDCWD, path, 1 << 20, INPUT_NOFOLLOW, &text, &len, NULL) < 0)
 		return false;
 	return startswith(text, "-----BEGIN") && strstr(text, "PRIVATE KEY-----");
 }
@@ -297,7 +297,7 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 		struct fstab_report rep;
 		json_object *c, *arr;
 
-		if (!full || read_input(AT_FDCWD, full, true, 1 << 20, &text, NULL) < 0) {
+		if (!full || read_input_at(AT_FDCWD, full, 1 << 20, INPUT_NOFOLLOW, &text, NULL, NULL) < 0) {
 			record_check(rec, "fstab-ids", ST_SKIP, "'/%s' is not there", rel);
 			continue;
 		}
@@ -364,7 +364,7 @@ int verify_system(const struct arc *a, const char *root, const struct name_map *
 	{
 		_cleanup_free_ char *full = rootfd >= 0 ? root_real(rootfd, "etc/hosts", true) : NULL;
 		_cleanup_free_ char *text = NULL;
-		int rr = full ? read_input(AT_FDCWD, full, true, 1 << 20, &text, NULL) : -ENOENT;
+		int rr = full ? read_input_at(AT_FDCWD, full, 1 << 20, INPUT_NOFOLLOW, &text, NULL, NULL) : -ENOENT;
 
 		if (rr < 0) {
 			record_check(rec, "hosts", ST_FAIL, "'/etc/hosts' %s", rr == -ENOENT ? "is missing" : rr == -ENODEV ?

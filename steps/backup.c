@@ -104,7 +104,7 @@ static int copy_prepare(const char *from, const char *dir, const char *name, con
 
 	*dest = xasprintf("%s/%s", dir, name);
 	*tmp = xasprintf("%s.tmp.XXXXXX", *dest);
-	r = read_input(AT_FDCWD, from, true, max, &data, &len);
+	r = read_input_at(AT_FDCWD, from, max, INPUT_NOFOLLOW, &data, &len, NULL);
 	if (r < 0)
 		return *why = xasprintf("cannot read '%s': %s", from, strerror(-r)), r;
 	r = mkdir_p(dir, 0700);
@@ -127,7 +127,7 @@ static int copy_prepare(const char *from, const char *dir, const char *name, con
 				 r == -ENOSPC ? "no space left on the device" : strerror(-r));
 		goto bad;
 	}
-	rfd = open_input(AT_FDCWD, *tmp, true, 0, NULL);
+	rfd = open_input_at(AT_FDCWD, *tmp, 0, INPUT_NOFOLLOW, NULL, NULL);
 	r = rfd < 0 ? rfd : sha256_fd(rfd, hex, NULL);
 	if (r < 0 || !streq(hex, want)) {
 		*why = xasprintf("the copy '%s' reads back with a different sha256; it was removed: check the medium", *dest);

@@ -6,6 +6,7 @@
 #include "size.h"
 #include "tarball.h"
 
+#include <inttypes.h>
 #include <sys/stat.h>
 
 int ctx_error(struct ctx *ctx, int code, const char *fmt, ...)
@@ -79,7 +80,10 @@ int step_target(struct ctx *ctx, const char *spec, uint32_t lba_size, struct dis
 	if (spec_is_path(spec)) {
 		r = disk_open(spec, lba_size, tgt, &why);
 		if (r < 0)
-			return ctx_error(ctx, r == -ENOENT ? EXIT_USAGE : EXIT_FAILED, "bad --target: %s", why);
+			/* a directory, a FIFO or a socket is as wrong a --target as a missing path: usage */
+			return ctx_error(ctx, r == -ENOENT || r == -EISDIR || r == -ENOTBLK || r == -ENOTDIR ? EXIT_USAGE
+											      : EXIT_FAILED,
+					 "bad --target: %s", why);
 		*bytes = tgt->size_bytes;
 		*lba = tgt->lba_size;
 	} else {
@@ -87,6 +91,10 @@ int step_target(struct ctx *ctx, const char *spec, uint32_t lba_size, struct dis
 
 		if (size_parse(spec, lba_size, bytes, &reason) < 0)
 			return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s", spec, reason);
+		/* the layout works in signed 64-bit byte offsets (as the kernel's loff_t does) */
+		if (*bytes > INT64_MAX)
+			return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': sizes above 8 EiB (%" PRId64 " bytes) are not supported",
+					 spec, INT64_MAX);
 	}
 	if (lba_geometry(*bytes, *lba, &g) < 0)
 		return ctx_error(ctx, EXIT_USAGE, "bad --target '%s': %s bytes is too small to hold a GPT", spec,

@@ -7,48 +7,72 @@
 #include <inttypes.h>
 #include <math.h>
 
+/* The largest compare input: a report embeds every record (a few MiB at most). */
+#define COMPARE_MAX_BYTES (256u << 20)
+
+/* A compare input: an accept record, or a report embedding one. Everything read from it later goes
+ * through typed lookups, so a field of the wrong type reads as absent instead of aborting. */
 static int load_doc(struct ctx *ctx, const char *path, json_object **doc, json_object **acc)
 {
-	_cleanup_free_ char *text = NULL;
-	int r = read_file_all(path, 256 << 20, &text, NULL);
+	_cleanup_free_ char *text = NULL, *why = NULL;
+	const char *schema;
+	size_t len = 0;
+	int r = read_input(path, COMPARE_MAX_BYTES, 0, &text, &len, &why);
 
+	*doc = *acc = NULL;
 	if (r < 0)
-		return ctx_error(ctx, EXIT_FAILED, "cannot read '%s': %s", path, strerror(-r));
-	*doc = json_tokener_parse(text);
-	*acc = report_accept_of(*doc);
-	if (!*acc) {
+		return ctx_error(ctx, EXIT_FAILED, "cannot read '%s': %s; pass STATE/accept.json or report.json", path, why);
+	r = json_parse_doc(text, len, doc, &why);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "cannot read '%s': %s; pass STATE/accept.json or report.json", path, why);
+	schema = jget_str(*doc, "schema");
+	if (schema && startswith(schema, "swaptool-report/")) {
+		if (!streq(schema, REPORT_SCHEMA))
+			r = set_why(&why, -EPROTONOSUPPORT, "its schema is '%s' but this swaptool reads only '%s'; "
+					  "compare it with the swaptool that made it", schema, REPORT_SCHEMA);
+		else if (!jget_object(jget_object(*doc, "steps"), "accept"))
+			r = set_why(&why, -EBADMSG, "the report holds no accept record");
+		else
+			r = record_check_envelope(jget(jget(*doc, "steps"), "accept"), "accept", &why);
+		if (r == 0)
+			*acc = jget(jget(*doc, "steps"), "accept");
+	} else {
+		r = record_check_envelope(*doc, "accept", &why);
+		if (r == 0)
+			*acc = *doc;
+	}
+	if (r < 0) {
 		json_object_put(*doc);
 		*doc = NULL;
-		return ctx_error(ctx, EXIT_FAILED,
-				 "'%s' is neither an accept record nor a report holding one; pass STATE/accept.json or report.json",
-				 path);
+		return ctx_error(ctx, EXIT_FAILED, "'%s' is neither an accept record nor a report holding one: %s; pass "
+				 "STATE/accept.json or report.json", path, why);
 	}
 	return 0;
 }
 
+static json_object *find_named(json_object *acc, const char *list, const char *name)
+{
+	json_object *a = jget_array(acc, list);
+
+	for (size_t i = 0; i < jarray_len(a); i++)
+		if (streq(jget_str(jarray_at(a, i), "name"), name))
+			return jarray_at(a, i);
+	return NULL;
+}
+
 static json_object *find_run(json_object *acc, const char *name)
 {
-	json_object *runs = jget(acc, "runs");
-
-	for (size_t i = 0; runs && i < json_object_array_length(runs); i++)
-		if (streq(jget_str(json_object_array_get_idx(runs, i), "name"), name))
-			return json_object_array_get_idx(runs, i);
-	return NULL;
+	return find_named(acc, "runs", name);
 }
 
 static json_object *find_gate(json_object *acc, const char *name)
 {
-	json_object *gates = jget(acc, "gates");
-
-	for (size_t i = 0; gates && i < json_object_array_length(gates); i++)
-		if (streq(jget_str(json_object_array_get_idx(gates, i), "name"), name))
-			return json_object_array_get_idx(gates, i);
-	return NULL;
+	return find_named(acc, "gates", name);
 }
 
 static json_object *side(json_object *run)
 {
-	json_object *o = json_object_new_object(), *lat = jget(run, "lat_us");
+	json_object *o = json_object_new_object(), *lat = jget_object(run, "lat_us");
 
 	jset_double(o, "iops", jget_double(run, "iops"));
 	jset_double(o, "mb_s", jget_double(run, "mb_s"));
@@ -71,15 +95,15 @@ static void ratio(json_object *o, const char *key, json_object *a, json_object *
 static json_object *names_of(json_object *a, json_object *b, const char *list)
 {
 	json_object *names = json_object_new_array();
-	json_object *both[2] = { jget(a, list), jget(b, list) };
+	json_object *both[2] = { jget_array(a, list), jget_array(b, list) };
 
 	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; both[k] && i < json_object_array_length(both[k]); i++) {
-			const char *n = jget_str(json_object_array_get_idx(both[k], i), "name");
+		for (size_t i = 0; i < jarray_len(both[k]); i++) {
+			const char *n = jget_str(jarray_at(both[k], i), "name");
 			bool seen = false;
 
-			for (size_t j = 0; n && j < json_object_array_length(names); j++)
-				seen = seen || streq(json_object_get_string(json_object_array_get_idx(names, j)), n);
+			for (size_t j = 0; n && j < jarray_len(names); j++)
+				seen = seen || streq(json_object_get_string(jarray_at(names, j)), n);
 			if (n && !seen)
 				json_object_array_add(names, json_object_new_string(n));
 		}
@@ -88,13 +112,13 @@ static json_object *names_of(json_object *a, json_object *b, const char *list)
 
 static void gate_check(struct record *rec, const char *id, const char *label, json_object *acc)
 {
-	json_object *gates = jget(acc, "gates");
-	size_t n = gates ? json_object_array_length(gates) : 0, pass = 0;
+	json_object *gates = jget_array(acc, "gates");
+	size_t n = jarray_len(gates), pass = 0;
 	_cleanup_free_ char *failed = NULL;
 	bool run, efailed;
 
 	for (size_t i = 0; i < n; i++) {
-		json_object *g = json_object_array_get_idx(gates, i);
+		json_object *g = jarray_at(gates, i);
 		if (streq(jget_str(g, "status"), "pass"))
 			pass++;
 		else if (streq(jget_str(g, "status"), "fail")) {
@@ -137,15 +161,15 @@ int step_compare_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		jset_str(o, "file", argv[optind + k]);
 		jset_str(o, "host", jget_str(acc, "host"));
 		jset_str(o, "finished", jget_str(acc, "finished"));
-		jset_str(o, "target", jget_str(jget(acc, "target"), "path"));
+		jset_str(o, "target", jget_str(jget_object(acc, "target"), "path"));
 		jset_str(o, "verdict", jget_str(acc, "verdict"));
 		json_object_object_add(rec->root, k ? "b" : "a", o);
 	}
 
 	runs = json_object_new_array();
 	names = names_of(a, b, "runs");
-	for (size_t i = 0; i < json_object_array_length(names); i++) {
-		const char *n = json_object_get_string(json_object_array_get_idx(names, i));
+	for (size_t i = 0; i < jarray_len(names); i++) {
+		const char *n = json_object_get_string(jarray_at(names, i));
 		json_object *ra = find_run(a, n), *rb = find_run(b, n), *o = json_object_new_object();
 		json_object *sa = ra ? side(ra) : NULL, *sb = rb ? side(rb) : NULL;
 
@@ -165,8 +189,8 @@ int step_compare_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 	gates = json_object_new_array();
 	names = names_of(a, b, "gates");
-	for (size_t i = 0; i < json_object_array_length(names); i++) {
-		const char *n = json_object_get_string(json_object_array_get_idx(names, i));
+	for (size_t i = 0; i < jarray_len(names); i++) {
+		const char *n = json_object_get_string(jarray_at(names, i));
 		json_object *ga = find_gate(a, n), *gb = find_gate(b, n), *o = json_object_new_object();
 
 		jset_str(o, "name", n);
@@ -243,8 +267,8 @@ void step_compare_render(const struct ctx *ctx, json_object *record)
 	table_header(t, "run", ha, "p50", "p99.9", hb, "p50", "p99.9", "rate B/A", "p50 B/A", "p99.9 B/A");
 	for (unsigned c = 1; c < 10; c++)
 		table_align(t, c, ALIGN_RIGHT);
-	for (size_t i = 0; i < json_object_array_length(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i), *sa = jget(r, "a"), *sb = jget(r, "b");
+	for (size_t i = 0; i < jarray_len(runs); i++) {
+		json_object *r = jarray_at(runs, i), *sa = jget_object(r, "a"), *sb = jget_object(r, "b");
 		bool seq = streq(jget_str(r, "mode"), "seqread");
 
 		table_cellf(t, "%s", jget_str(r, "name") ?: "?");
@@ -261,8 +285,8 @@ void step_compare_render(const struct ctx *ctx, json_object *record)
 	table_print(ctx, t);
 	out_heading(ctx, "Gates");
 	table_header(g, "gate", "threshold", ha, "", hb, "");
-	for (size_t i = 0; i < json_object_array_length(gates); i++) {
-		json_object *x = json_object_array_get_idx(gates, i);
+	for (size_t i = 0; i < jarray_len(gates); i++) {
+		json_object *x = jarray_at(gates, i);
 		_cleanup_free_ char *th = xstrdup(jget_str(x, "threshold_text") ?: "-"), *ma = json_cell(jget(x, "a_measured")),
 				    *mb = json_cell(jget(x, "b_measured"));
 		enum status sa = ST_SKIP, sb = ST_SKIP;

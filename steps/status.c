@@ -61,13 +61,14 @@ int step_status_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	for (size_t i = 0; i <= report_known_steps_n; i++) {
 		const char *step = i < report_known_steps_n ? report_known_steps[i] : "report";
 		json_object *o = NULL;
+		_cleanup_free_ char *lwhy = NULL;
 
-		r = record_load(ctx->state_dir, step, &o);
+		r = record_load_why(ctx->state_dir, step, &o, &lwhy);
 		if (r < 0 && r != -ENOENT) {
 			for (size_t j = 0; j < n; j++)
 				json_object_put(recs[j]);
 			return ctx_error(ctx, EXIT_FAILED, "cannot read the record '%s/%s.json': %s; move it away or rerun '%s'",
-					 ctx->state_dir, step, strerror(-r), step);
+					 ctx->state_dir, step, lwhy, step);
 		}
 		names[n] = step;
 		recs[n++] = o;
@@ -187,8 +188,8 @@ void step_status_render(const struct ctx *ctx, json_object *record)
 		 streq(jget_str(record, "path_from"), "option") ? "--path" :
 		 streq(jget_str(record, "path_from"), "records") ? "from the records" : "default; --path clone for the other");
 	table_header(t, "step", "state", "finished", "host", "why");
-	for (size_t i = 0; i < json_object_array_length(steps); i++) {
-		json_object *s = json_object_array_get_idx(steps, i);
+	for (size_t i = 0; i < jarray_len(steps); i++) {
+		json_object *s = jarray_at(steps, i);
 		const char *state = jget_str(s, "state");
 		enum status st = streq(state, "done") ? ST_PASS : streq(state, "warn") ? ST_WARN : streq(state, "failed") ? ST_FAIL : ST_SKIP;
 		table_row(t, jget_str(s, "step"), streq(state, "missing") ? "-" : out_status(ctx, st), jget_str(s, "finished"),

@@ -7,6 +7,11 @@
 
 #include <fcntl.h>
 
+/* An armoured SSHSIG is under 1 KiB, an allowed_signers file a few lines; a report embeds every
+ * record (a few MiB at most). */
+#define VERIFY_SIG_MAX_BYTES (1u << 20)
+#define VERIFY_REPORT_MAX_BYTES (256u << 20)
+
 int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	static const struct option opts[] = {
@@ -17,8 +22,8 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 		{ 0 },
 	};
 	const char *report_path, *allowed = NULL, *identity = NULL, *why = NULL;
-	_cleanup_free_ char *sig_path = NULL, *armour = NULL, *text = NULL, *fp = NULL, *hwhy = NULL, *vwhy = NULL;
-	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *sig_path = NULL, *armour = NULL, *text = NULL, *fp = NULL, *hwhy = NULL, *vwhy = NULL,
+			   *iwhy = NULL;
 	struct sshsig sig;
 	unsigned char md[64];
 	unsigned mdlen = 0;
@@ -43,17 +48,23 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 	if (!sig_path)
 		sig_path = xasprintf("%s.sig", report_path);
 
-	r = read_file_all(sig_path, 1 << 20, &armour, &alen);
+	r = read_input(sig_path, VERIFY_SIG_MAX_BYTES, 0, &armour, &alen, &iwhy);
 	if (r < 0)
-		return ctx_error(ctx, EXIT_FAILED, "cannot read the signature '%s': %s; pass --sig FILE", sig_path, strerror(-r));
+		return ctx_error(ctx, EXIT_FAILED, "cannot read the signature '%s': %s; pass --sig FILE", sig_path, iwhy);
 	r = sshsig_parse(armour, alen, &sig, &why);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "%s signature '%s': %s%s", r == -ENOTSUP ? "unsupported" : "malformed",
 				 sig_path, why, r == -ENOTSUP ? "; swaptool reports are signed with ssh-ed25519 keys" : "");
-	fd = open(report_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", report_path, strerror(errno));
-	r = sshsig_hash_fd(fd, sig.hashalg, md, &mdlen);
+	/* One read: the bytes hashed are the bytes parsed below, even if the file changes meanwhile. */
+	r = read_input(report_path, VERIFY_REPORT_MAX_BYTES, 0, &text, &tlen, &iwhy);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", report_path, iwhy);
+	if (allowed) {
+		_cleanup_close_ int afd = open_input(allowed, VERIFY_SIG_MAX_BYTES, 0, &iwhy);
+		if (afd < 0)
+			return ctx_error(ctx, EXIT_FAILED, "cannot read the allowed signers file '%s': %s", allowed, iwhy);
+	}
+	r = sshsig_hash_buf(text, tlen, sig.hashalg, md, &mdlen);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", report_path, strerror(-r));
 
@@ -96,14 +107,23 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 		record_finish(rec);
 		return record_exit_code(rec);
 	}
-	r = read_file_all(report_path, 256 << 20, &text, &tlen);
+	r = json_parse_doc(text, tlen, &doc, &iwhy);
 	if (r < 0)
-		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", report_path, strerror(-r));
-	doc = json_tokener_parse(text);
-	if (!doc || !streq(jget_str(doc, "schema"), "swaptool-report/1")) {
-		json_object_put(doc);
-		return ctx_error(ctx, EXIT_FAILED, "'%s' is signed but is not a swaptool report (schema swaptool-report/1)",
-				 report_path);
+		return ctx_error(ctx, EXIT_FAILED, "'%s' is signed but is not a swaptool report: %s", report_path, iwhy);
+	{
+		const char *schema = jget_str(doc, "schema");
+
+		if (schema && startswith(schema, "swaptool-report/") && !streq(schema, REPORT_SCHEMA)) {
+			_cleanup_free_ char *sc = xstrdup(schema);
+			json_object_put(doc);
+			return ctx_error(ctx, EXIT_FAILED, "the report '%s' has schema '%s' but this swaptool reads only '%s'; "
+					 "verify it with the swaptool that made it", report_path, sc, REPORT_SCHEMA);
+		}
+		if (!streq(schema, REPORT_SCHEMA) || !json_object_is_type(doc, json_type_object)) {
+			json_object_put(doc);
+			return ctx_error(ctx, EXIT_FAILED, "'%s' is signed but is not a swaptool report (schema %s)",
+					 report_path, REPORT_SCHEMA);
+		}
 	}
 	r = report_check_hashes(doc, &hwhy);
 	record_check(rec, "records", r == 0 ? ST_PASS : ST_FAIL, "%s", hwhy);

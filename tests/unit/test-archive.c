@@ -239,11 +239,11 @@ static void test_roots(void)
 	CHECK(mkdtemp(dir) != NULL);
 	fifo = xasprintf("%s/fifo", dir);
 	CHECK(mkfifo(fifo, 0600) == 0);
-	CHECK(open_input(AT_FDCWD, fifo, true, 0, &st) == -ENODEV); /* returns at once, no writer needed */
-	CHECK(open_input(AT_FDCWD, "/dev/zero", false, 0, &st) == -ENODEV);
-	CHECK(open_input(AT_FDCWD, dir, false, 0, &st) == -EISDIR);
-	CHECK(open_input(AT_FDCWD, "/etc/passwd", false, 1, &st) == -EFBIG);
-	fd = open_input(AT_FDCWD, "/etc/passwd", false, 0, &st);
+	CHECK(open_input_at(AT_FDCWD, fifo, 0, INPUT_NOFOLLOW, &st, NULL) == -ENODEV); /* returns at once, no writer needed */
+	CHECK(open_input_at(AT_FDCWD, "/dev/zero", 0, 0, &st, NULL) == -ENODEV);
+	CHECK(open_input_at(AT_FDCWD, dir, 0, 0, &st, NULL) == -EISDIR);
+	CHECK(open_input_at(AT_FDCWD, "/etc/passwd", 1, 0, &st, NULL) == -EFBIG);
+	fd = open_input_at(AT_FDCWD, "/etc/passwd", 0, 0, &st, NULL);
 	CHECK(fd >= 0 && !(fcntl(fd, F_GETFL) & O_NONBLOCK));
 	if (fd >= 0)
 		close(fd);

@@ -3,6 +3,8 @@
 #include "util.h"
 #include "tap.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 static void tail(void)
@@ -52,9 +54,82 @@ static void whole_transfers(void)
 	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* open_input / read_input: what is not a regular file is refused at once (a FIFO without a writer
+ * would block a plain open forever), caps hold, and a regular file reads whole. */
+static void inputs(void)
+{
+	char dir[] = "/tmp/test-util.XXXXXX", path[128], fifo[128], link[128];
+	_cleanup_free_ char *text = NULL, *why = NULL;
+	size_t len = 0;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	snprintf(fifo, sizeof(fifo), "%s/p", dir);
+	snprintf(link, sizeof(link), "%s/l", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write_all(fd, "0123456789", 10) == 0);
+	close(fd);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(symlink(path, link) == 0);
+
+	CHECK(read_input(path, 10, 0, &text, &len, &why) == 0); /* exactly the cap */
+	CHECK_U64(len, 10);
+	CHECK_STR(text, "0123456789");
+	free(TAKE_PTR(text));
+	CHECK(read_input(path, 9, 0, &text, &len, &why) == -EFBIG);
+	CHECK(why && strstr(why, "10 bytes"));
+	CHECK(read_input(path, 0, 0, &text, &len, NULL) == 0); /* no cap */
+	CHECK_U64(len, 10);
+	free(TAKE_PTR(text));
+	CHECK(read_input(fifo, 100, 0, &text, &len, &why) == -ENODEV);
+	CHECK(why && strstr(why, "a FIFO"));
+	CHECK(read_input("/dev/zero", 100, 0, &text, &len, &why) == -ENODEV);
+	CHECK(why && strstr(why, "a character device"));
+	CHECK(read_input("/dev/zero", 0, INPUT_ALLOW_BLOCK, &text, &len, NULL) == -ENODEV);
+	CHECK(read_input(dir, 100, 0, &text, &len, &why) == -EISDIR);
+	CHECK(read_input("/nonexistent/x", 100, 0, &text, &len, &why) == -ENOENT);
+	CHECK(why && strstr(why, "No such file"));
+	CHECK(read_input(link, 100, INPUT_NOFOLLOW, &text, &len, &why) == -ELOOP);
+	CHECK(read_input(link, 100, 0, &text, &len, NULL) == 0);
+	free(TAKE_PTR(text));
+	/* the fd comes back blocking, at offset 0 */
+	fd = open_input(path, 0, 0, NULL);
+	CHECK(fd >= 0 && !(fcntl(fd, F_GETFL) & O_NONBLOCK) && lseek(fd, 0, SEEK_CUR) == 0);
+	close(fd);
+	unlink(path), unlink(fifo), unlink(link), rmdir(dir);
+}
+
+/* UTF-8 as JSON needs it: valid text untouched, each bad byte one U+FFFD. */
+static void utf8(void)
+{
+	_cleanup_free_ char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+
+	CHECK(utf8_valid("plain ascii"));
+	CHECK(utf8_valid("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x92\xbe")); /* é € 💾 */
+	CHECK(!utf8_valid("\xff"));
+	CHECK(!utf8_valid("\xc3"));                 /* cut short */
+	CHECK(!utf8_valid("\xc0\xaf"));            /* overlong '/' */
+	CHECK(!utf8_valid("\xe0\x80\xaf"));        /* overlong, 3 bytes */
+	CHECK(!utf8_valid("\xed\xa0\x80"));        /* surrogate U+D800 */
+	CHECK(!utf8_valid("\xf4\x90\x80\x80"));    /* past U+10FFFF */
+	CHECK(!utf8_valid("\x80"));                 /* stray continuation */
+	a = utf8_sanitize("ok\xffok");
+	CHECK_STR(a, "ok\xef\xbf\xbdok");
+	b = utf8_sanitize("caf\xc3\xa9");
+	CHECK_STR(b, "caf\xc3\xa9");
+	c = utf8_sanitize("\xc3");
+	CHECK_STR(c, "\xef\xbf\xbd");
+	d = utf8_sanitize("\xed\xa0\x80x");
+	CHECK_STR(d, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx");
+	CHECK(utf8_valid(d));
+}
+
 int main(void)
 {
+	utf8();
 	tail();
 	whole_transfers();
+	inputs();
 	return tap_done();
 }
