@@ -314,22 +314,9 @@ static int swaptool_main(int argc, char **argv)
 		return 0;
 	}
 
-	/* Vetted here first so that a FIFO or a device given as the profile is refused, not waited on. */
-	if (ctx.profile_path) {
-		_cleanup_free_ char *why = NULL;
-		_cleanup_close_ int pfd = open_input(ctx.profile_path, PROFILE_MAX_BYTES, 0, &why);
-
-		if (pfd < 0) {
-			_cleanup_free_ char *msg = xasprintf("cannot read profile '%s': %s; pass --profile FILE, an INI "
-							     "file (see swaptool-profile(5))", ctx.profile_path, why);
-			out_error(&ctx, EXIT_USAGE, msg);
-			return EXIT_USAGE;
-		}
-	}
 	r = profile_load(ctx.profile_path, &ctx.profile, &perr);
 	if (r < 0) {
 		out_error(&ctx, EXIT_USAGE, perr);
-		free(ctx.state_dir); /* from --state: LeakSanitizer in CI flags it */
 		return EXIT_USAGE;
 	}
 	if (!ctx.state_dir && state_dir_default(&ctx.state_dir) < 0) {
@@ -350,17 +337,9 @@ static int swaptool_main(int argc, char **argv)
 		if (s->flags & STEP_SAVES_RECORD) {
 			r = record_save(&rec, ctx.state_dir);
 			if (r < 0) {
-				/* A step that changed the node (a restore) must say so and where its undo is:
-				 * "cannot write the record" alone reads as if nothing happened. */
-				const char *undo = jget_str(jget_object(rec.root, "undo"), "path");
-				const char *root = jget_str(rec.root, "root");
-				_cleanup_free_ char *msg = undo ? xasprintf(
-					"%s finished and changed files under '%s', but its record cannot be written to '%s': %s; "
-					"what it replaced is in '%s' ('swaptool restore --undo %s' puts it back); pass --state DIR "
-					"with a writable directory to record the next run", s->name, root ?: "/", ctx.state_dir,
-					strerror(-r), undo, undo) : xasprintf(
-					"cannot write the record to '%s': %s; pass --state DIR with a writable directory",
-					ctx.state_dir, strerror(-r));
+				/* restore says itself when the root changed and where its undo is (steps/restore.c) */
+				_cleanup_free_ char *msg = xasprintf("cannot write the record to '%s': %s; pass --state DIR with a "
+								     "writable directory", ctx.state_dir, strerror(-r));
 				out_error(&ctx, EXIT_FAILED, msg);
 				code = EXIT_FAILED;
 				goto out;

@@ -119,7 +119,7 @@ mkfifo "$TMP/fifo.ini"
 got=0
 timeout 10 "$SWAPTOOL" --state "$STATE" --profile "$TMP/fifo.ini" status >"$TMP/out" 2>"$TMP/err" || got=$?
 [ "$got" = 2 ] || fail "a FIFO profile: exit $got, expected 2"
-grep -q "is not a regular file" "$TMP/err" || fail "a FIFO profile: $(cat "$TMP/err")"
+grep -q "not a regular file" "$TMP/err" || fail "a FIFO profile: $(cat "$TMP/err")"
 # good paths still load
 printf '[backup]\npath = ~\npath = ~/.ssh/\npath = /etc/fstab\nrequired = ~/k\n[refetch]\npath = ~/models\n' >"$TMP/good.ini"
 run 0 "$SWAPTOOL" --state "$TMP/fresh" --profile "$TMP/good.ini" status
