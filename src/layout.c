@@ -82,14 +82,15 @@ static void fit_fs_clone(struct layout *l)
 			f->new_end_lba = ((p->end_lba + 1) * sl) / tl - 1;
 			continue;
 		}
+		/* The open error first: an ext4 that blkid knows but libext2fs refused has no block size. */
+		if (l->fs[i].ext_err < 0 || l->fs[i].ext.block_size == 0) {
+			why_not(l, "the filesystem of partition %u cannot be read: %s", p->number,
+				l->fs[i].ext_why[0] ? l->fs[i].ext_why : strerror(-l->fs[i].ext_err));
+			continue;
+		}
 		uint64_t new_bytes = (f->new_end_lba - new_start + 1) * tl;
 		uint64_t blocks = new_bytes / l->fs[i].ext.block_size;
 
-		if (l->fs[i].ext_err < 0) {
-			why_not(l, "the filesystem of partition %u cannot be read: %s", p->number,
-				strerror(-l->fs[i].ext_err));
-			continue;
-		}
 		f->new_block_count = blocks;
 		if (l->fs[i].ext.min_blocks > blocks)
 			why_not(l, "the data of partition %u needs %" PRIu64 " blocks, the target leaves room for %" PRIu64,
@@ -133,10 +134,12 @@ int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, 
 
 		probe_fs(src->fd, off, p->size_bytes, &fs->id);
 		if (is_ext(fs->id.type)) {
-			_cleanup_free_ char *ignored = NULL;
+			_cleanup_free_ char *ewhy = NULL;
 
 			fs->is_ext = true;
-			fs->ext_err = extfs_info(src->dev, off, &fs->ext, &ignored);
+			fs->ext_err = extfs_info(src->dev, off, &fs->ext, &ewhy);
+			if (fs->ext_err < 0)
+				snprintf(fs->ext_why, sizeof(fs->ext_why), "%s", ewhy ? ewhy : strerror(-fs->ext_err));
 		}
 		l->fit[i].crosses_end = end_bytes > (l->tgt_geo.last_usable_lba + 1) * (uint64_t)tgt_lba_size;
 	}

@@ -16,7 +16,8 @@ struct part_fs {
 	struct fs_id id;          /* libblkid: type, UUID, LABEL */
 	bool is_ext;              /* ext2/3/4, so extfs is filled */
 	struct extfs_info ext;
-	int ext_err;              /* negative errno when libext2fs could not open it */
+	int ext_err;              /* negative errno when libext2fs could not open it or it is corrupt */
+	char ext_why[256];        /* the sentence for ext_err */
 };
 
 struct part_fit {

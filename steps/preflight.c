@@ -288,8 +288,9 @@ static void add_checks(struct record *rec, const struct layout *l)
 			continue;
 		any_ext = true;
 		if (l->fs[i].ext_err < 0)
-			record_check(rec, "fs-clean", ST_WARN, "p%u's %s cannot be read: %s; run 'e2fsck -f' on it",
-				     t->parts[i].number, l->fs[i].id.type, strerror(-l->fs[i].ext_err));
+			record_check(rec, "fs-clean", ST_WARN, "p%u's %s cannot be read (%s); run 'e2fsck -f' on it",
+				     t->parts[i].number, l->fs[i].id.type,
+				     l->fs[i].ext_why[0] ? l->fs[i].ext_why : strerror(-l->fs[i].ext_err));
 		else if (!l->fs[i].ext.clean)
 			record_check(rec, "fs-clean", ST_WARN,
 				     "p%u's %s needs e2fsck (not cleanly unmounted or errors recorded): run 'e2fsck -f' "
