@@ -37,6 +37,8 @@ struct layout {
 	bool fs_clone_possible;
 	char fs_clone_why[256];   /* why not, when it is not */
 	bool lba_size_differs;
+	size_t table_problems;    /* ptable_check: what sgdisk -v would call a problem */
+	char *table_why;          /* their sentences; NULL when none */
 };
 
 /* Read the source's table and filesystems and fit them against a target of `tgt_bytes`

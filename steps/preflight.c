@@ -202,6 +202,20 @@ static void add_checks(struct record *rec, const struct layout *l)
 				 tg->lba_size, sg->lba_size);
 	jset_i64(c, "delta_bytes", l->delta_bytes);
 
+	if (t->kind == PT_NONE)
+		c = record_check(rec, "partition-table", ST_SKIP, "the source has no partition table");
+	else if (l->table_problems)
+		c = record_check(rec, "partition-table", ST_FAIL,
+				 "the source's %s is invalid: %s; repair it before a clone (sgdisk -v lists the same problems)",
+				 t->kind == PT_GPT ? "GPT" : "MBR", l->table_why);
+	else
+		c = record_check(rec, "partition-table", ST_PASS,
+				 "the source's %s is consistent: %zu partitions inside LBAs %s..%s, none overlapping",
+				 t->kind == PT_GPT ? "GPT" : "MBR", t->nparts,
+				 fmt_thousands(t->kind == PT_GPT ? t->first_usable_lba : 1, b1),
+				 fmt_thousands(t->kind == PT_GPT ? t->last_usable_lba : l->src_geo.last_lba, b2));
+	jset_u64(c, "problems", l->table_problems);
+
 	if (t->kind == PT_GPT) {
 		uint64_t src_backup_byte = t->backup_header_lba * sg->lba_size;
 		uint64_t tgt_last_byte = tg->last_lba * tg->lba_size;
