@@ -388,11 +388,13 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 
 static void size_row(struct table *t, const char *what, json_object *o)
 {
-	char b[4][32];
+	char b[5][32];
 	uint64_t bytes = jget_u64(o, "size_bytes");
 
-	table_row(t, what, fmt_thousands(bytes, b[0]), fmt_thousands(jget_u64(o, "lba_count"), b[1]),
-		  jget_u64(o, "lba_size") == 4096 ? "4096" : "512", fmt_tb(bytes, b[2]), fmt_tib(bytes, b[3]));
+	/* any LBA size the record holds (512 to 65536: a 2048-byte optical-style LBA too) */
+	snprintf(b[4], sizeof(b[4]), "%" PRIu64, jget_u64(o, "lba_size"));
+	table_row(t, what, fmt_thousands(bytes, b[0]), fmt_thousands(jget_u64(o, "lba_count"), b[1]), b[4],
+		  fmt_tb(bytes, b[2]), fmt_tib(bytes, b[3]));
 }
 
 void step_preflight_render(const struct ctx *ctx, json_object *rec)
