@@ -291,6 +291,8 @@ int extfs_du(const char *path, uint64_t offset, const char *dir, uint64_t *bytes
 
 	if (r < 0)
 		return r;
+	if (superblock_insane(fs))
+		return -EUCLEAN;
 	e = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, dir, &ino);
 	if (e)
 		return e == EXT2_ET_FILE_NOT_FOUND ? -ENOENT : ext_err(e);

@@ -79,7 +79,11 @@ static bool gpt_header_valid(int fd, uint64_t lba, uint32_t lba_size, uint64_t l
 	crc = LE32(88);
 #undef LE64
 #undef LE32
-	if (h->my_lba != lba || h->entry_size < 128 || h->entry_size > 4096 || h->nentries > 65536)
+	/* UEFI: SizeOfPartitionEntry is 128 x 2^n. The array is capped at 8 MiB (65,536 entries of
+	 * 128 B; the usual one is 16 KiB), so a hostile header cannot make us read 256 MiB. */
+	if (h->my_lba != lba || h->entry_size < 128 || h->entry_size > 4096 ||
+	    (h->entry_size & (h->entry_size - 1)) || h->nentries > 65536 ||
+	    (uint64_t)h->nentries * h->entry_size > 8 * 1024 * 1024)
 		return false;
 	elen = (size_t)h->nentries * h->entry_size;
 	entries = xcalloc(1, elen);

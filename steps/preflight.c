@@ -217,9 +217,12 @@ static void add_checks(struct record *rec, const struct layout *l)
 	jset_u64(c, "problems", l->table_problems);
 
 	if (t->kind == PT_GPT) {
-		uint64_t src_backup_byte = t->backup_header_lba * sg->lba_size;
-		uint64_t tgt_last_byte = tg->last_lba * tg->lba_size;
-		enum status st = src_backup_byte > tgt_last_byte ? ST_FAIL : src_backup_byte == tgt_last_byte ? ST_PASS : ST_WARN;
+		uint64_t src_backup_byte, tgt_last_byte = tg->last_lba * tg->lba_size;
+		/* the backup header's LBA comes from the disk: one whose byte offset overflows is past any target */
+		bool ovf = u64_mul(t->backup_header_lba, sg->lba_size, &src_backup_byte) < 0;
+		enum status st = ovf || src_backup_byte > tgt_last_byte ? ST_FAIL
+				 : src_backup_byte == tgt_last_byte   ? ST_PASS
+								      : ST_WARN;
 
 		c = record_check(rec, "gpt-backup-header", st,
 				 st == ST_FAIL   ? "the source's backup GPT header at LBA %s lies past the target's last LBA %s"

@@ -125,6 +125,15 @@ put "$TMP/usable-past.img" $((512 + 48)) "$(le 200000 8)" # the header's LastUsa
 fix_gpt "$TMP/usable-past.img"
 judge usable-past "the GPT's last usable LBA 200000 is past the disk's last LBA 131071"
 
+cp "$TMP/base.img" "$TMP/alt-lba.img"
+put "$TMP/alt-lba.img" $((512 + 32)) "$(le $((1 << 62)) 8)" # the header's AlternateLBA: 2^62
+fix_gpt "$TMP/alt-lba.img"
+judge alt-lba "backup header LBA 4611686018427387904 is past the disk's last LBA 131071"
+# 2^62 * 512 B wraps to 0 in 64 bits: the backup header is past any target, not before its end
+run 1 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/alt-lba.img" --target $T
+jeq '.checks[] | select(.id == "gpt-backup-header") | .status' fail
+ok "alt-lba: the backup header's byte offset does not wrap"
+
 # MBR: entries at byte 446 + 16 * i, start LBA at +8, sector count at +12.
 truncate -s 64M "$TMP/mbr.img"
 printf 'label: dos\n2048,8192,83\n,16384,83\n' | sfdisk -q "$TMP/mbr.img"
@@ -141,7 +150,14 @@ put "$TMP/mbr-past.img" $((446 + 16 + 12)) "$(le 200000 4)"
 run 1 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/mbr-past.img" --target $T
 pt_check fail
 jeq '.checks[] | select(.id == "partition-table") | .summary | contains("partition 2 ends at LBA 210239, past the disk")' true
-ok "MBR: overlap and past the end fail, a sound MBR passes"
+# an extended partition holds its logical ones: that is no overlap
+truncate -s 64M "$TMP/mbr-ext.img"
+printf 'label: dos\n2048,8192,83\n,,5\n,8192,83\n,8192,83\n' | sfdisk -q "$TMP/mbr-ext.img"
+sgdisk -v "$TMP/mbr-ext.img" 2>&1 | grep -q 'No problems found' || fail "sgdisk -v on the extended layout"
+run 0 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/mbr-ext.img" --target $T
+pt_check pass
+jeq '.source.partition_table.partitions | length' 4
+ok "MBR: overlap and past the end fail, a sound MBR (with logical partitions) passes"
 
 # Both GPT headers damaged (one byte of each CRC): not "a 'dos' partition table".
 cp "$TMP/base.img" "$TMP/both.img"
