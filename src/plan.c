@@ -668,6 +668,8 @@ char *plan_script(const struct plan *p, const char *swaptool)
 		"serial_of() { if [ -b \"$1\" ]; then lsblk -dno SERIAL \"$1\" 2>/dev/null | tr -d ' '; fi; }\n"
 		"in_use() { [ -b \"$1\" ] && lsblk -no MOUNTPOINTS \"$1\" 2>/dev/null | grep -q .; }\n"
 		"guard() {\n"
+		"\tcase \"$SOURCE$TARGET\" in *'?'*) stop \"a path holds '?', where e2fsck and resize2fs read their "
+		"options (DISK?offset=N): name the disks without one (a symlink)\";; esac\n"
 		"\t[ -e \"$SOURCE\" ] || stop \"source '$SOURCE' is gone\"\n"
 		"\t[ -e \"$TARGET\" ] || stop \"target '$TARGET' is gone\"\n"
 		"\t[ \"$(readlink -f \"$SOURCE\")\" != \"$(readlink -f \"$TARGET\")\" ] || stop \"target is the source\"\n"

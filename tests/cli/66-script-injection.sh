@@ -91,3 +91,16 @@ cmp -s "$TMP/names.src" "$TMP/names.tgt" || fail "names changed: $(cat "$TMP/nam
 sgdisk -v "$TMP/scratch.img" | grep -q 'No problems found' || fail "sgdisk -v on the written table"
 markers_absent
 ok "sfdisk writes the names back unchanged"
+
+# A target named with '?' (where e2fsck and resize2fs would read "?offset=" options and open another
+# file): the guard stops before anything runs.
+: >"$TMP/record"
+mkdir -p "$TMP/q?x"
+truncate -s 56M "$TMP/q?x/t.img"
+got=0
+RECORD="$TMP/record" PATH="$TMP/bin:$PATH" SWAPTOOL="$SWAPTOOL" XDG_STATE_HOME="$TMP/xdg" \
+	bash "$D/clone.sh" "$TMP/q?x/t.img" >"$TMP/script.out" 2>&1 || got=$?
+[ "$got" = 3 ] || { cat "$TMP/script.out" >&2; fail "the script ran against a path with '?' (exit $got)"; }
+grep -q "a path holds '?'" "$TMP/script.out" || fail "the stop does not say why: $(cat "$TMP/script.out")"
+[ ! -s "$TMP/record" ] || fail "a command ran before the guard stopped: $(tr '\0' ' ' <"$TMP/record")"
+ok "a path with '?' is stopped by the guard"
