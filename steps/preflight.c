@@ -178,7 +178,8 @@ static void add_paths(struct ctx *ctx, const struct preflight_args *a, const str
 	json_object_object_add(fresh, "irreplaceable", keep);
 	json_object_object_add(paths, "fresh_install", fresh);
 
-	jset_str(paths, "recommended", l->raw_clone_possible ? "raw_clone" : "fresh_install");
+	/* a raw clone copies an invalid table as it is: not a recommendation */
+	jset_str(paths, "recommended", l->raw_clone_possible && !l->table_problems ? "raw_clone" : "fresh_install");
 	json_object_object_add(root, "paths", paths);
 }
 
@@ -480,6 +481,22 @@ void step_preflight_render(const struct ctx *ctx, json_object *rec)
 	}
 	table_print(ctx, pathtab);
 
+	{
+		json_object *checks = jget(rec, "checks");
+		bool bad_table = false;
+
+		for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
+			json_object *c = json_object_array_get_idx(checks, i);
+
+			bad_table |= streq(jget_str(c, "id"), "partition-table") && streq(jget_str(c, "status"), "fail");
+		}
+		if (bad_table) {
+			/* a clone of any kind would copy (or trip over) the broken table */
+			out_verdict(ctx, rec, "the source's partition table is invalid: repair it first (sgdisk -v, gdisk), "
+					      "then run preflight again");
+			return;
+		}
+	}
 	if (jget_bool(jget(paths, "raw_clone"), "possible"))
 		out_verdict(ctx, rec, "a raw clone fits; swaptool plan shows the steps");
 	else

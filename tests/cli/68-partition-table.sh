@@ -75,6 +75,9 @@ judge() {
 	pt_check fail
 	jeq ".checks[] | select(.id == \"partition-table\") | .summary | contains(\"$2\")" true
 	jeq .paths.fs_clone.possible false
+	jeq .paths.recommended fresh_install
+	run 1 "$SWAPTOOL" --state "$STATE" preflight "$img" --target $T
+	contains "verdict: FAIL  the source's partition table is invalid"
 	run 0 "$SWAPTOOL" --state "$STATE" --json plan "$img" --target $T
 	jeq .plan.paths.fs_clone.possible false
 	jeq '.plan.paths.fs_clone.why_not | test("partition table is invalid")' true
