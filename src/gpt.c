@@ -264,7 +264,10 @@ static int by_start(const void *a, const void *b)
 {
 	const struct part *x = &sort_table->parts[*(const size_t *)a], *y = &sort_table->parts[*(const size_t *)b];
 
-	return x->start_lba < y->start_lba ? -1 : x->start_lba > y->start_lba ? 1 : 0;
+	/* ties by number, so the message names the pair the same way on every run */
+	if (x->start_lba != y->start_lba)
+		return x->start_lba < y->start_lba ? -1 : 1;
+	return x->number < y->number ? -1 : x->number > y->number ? 1 : 0;
 }
 
 size_t ptable_check(const struct ptable *t, char **problems)
