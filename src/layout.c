@@ -134,7 +134,7 @@ int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, 
 	l->fit = xcalloc(l->table.nparts ? l->table.nparts : 1, sizeof(*l->fit));
 	for (size_t i = 0; i < l->table.nparts; i++) {
 		const struct part *p = &l->table.parts[i];
-		uint64_t off, end_bytes, tgt_end;
+		uint64_t off, end_bytes, tgt_end, fs_bytes;
 		struct part_fs *fs = &l->fs[i];
 		bool ovf;
 
@@ -158,6 +158,15 @@ int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, 
 			fs->ext_err = extfs_info(src->dev, off, &fs->ext, &ewhy);
 			if (fs->ext_err < 0)
 				snprintf(fs->ext_why, sizeof(fs->ext_why), "%s", ewhy ? ewhy : strerror(-fs->ext_err));
+			else if (u64_mul(fs->ext.block_count, fs->ext.block_size, &fs_bytes) < 0 || fs_bytes > p->size_bytes) {
+				/* libext2fs is opened at an offset and never sees the partition's end: a
+				 * superblock claiming more blocks than the partition holds is found here */
+				snprintf(fs->ext_why, sizeof(fs->ext_why),
+					 "its superblock counts %" PRIu64 " blocks of %u B, more than partition %u's %" PRIu64
+					 " bytes",
+					 fs->ext.block_count, fs->ext.block_size, p->number, p->size_bytes);
+				fs->ext_err = -EUCLEAN;
+			}
 		}
 		l->fit[i].crosses_end = end_bytes > tgt_end;
 	}

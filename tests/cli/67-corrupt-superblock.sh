@@ -55,6 +55,7 @@ cases=(
 	"inode-size-max       88  \\xff\\xff"
 	"desc-size-max        254 \\xff\\xff"
 	"log-groups-per-flex  372 \\x40"
+	"blocks-past-part     4   \\xfc\\xbe\\x0f\\x00"
 )
 for c in "${cases[@]}"; do
 	read -r name off bytes <<<"$c"
@@ -90,6 +91,11 @@ done
 corrupt free-blocks 12 '\xff\xff\xff\xff'
 one_json preflight "$TMP/free-blocks.img" --target $T
 jeq '[.checks[] | select(.id == "fs-clean")][0].summary | test("more free blocks than blocks")' true
+# 1,031,932 blocks of 4 KiB: one block more than p2's 8,255,455 LBAs hold (libext2fs, opened at an
+# offset, cannot know the partition's end)
+corrupt past-part 4 '\xfc\xbe\x0f\x00'
+one_json preflight "$TMP/past-part.img" --target $T
+jeq '[.checks[] | select(.id == "fs-clean")][0].summary | test("1031932 blocks of 4096 B, more than partition 2.s 4226792960 bytes")' true
 # and libext2fs's own words when it refuses to open (not "Unknown code ext2 ...")
 corrupt bs 24 '\x40\x00\x00\x00'
 one_json preflight "$TMP/bs.img" --target $T
