@@ -101,6 +101,13 @@ got=0
 RECORD="$TMP/record" PATH="$TMP/bin:$PATH" SWAPTOOL="$SWAPTOOL" XDG_STATE_HOME="$TMP/xdg" \
 	bash "$D/clone.sh" "$TMP/q?x/t.img" >"$TMP/script.out" 2>&1 || got=$?
 [ "$got" = 3 ] || { cat "$TMP/script.out" >&2; fail "the script ran against a path with '?' (exit $got)"; }
-grep -q "a path holds '?'" "$TMP/script.out" || fail "the stop does not say why: $(cat "$TMP/script.out")"
+grep -q "holds '?'" "$TMP/script.out" || fail "the stop does not say why: $(cat "$TMP/script.out")"
 [ ! -s "$TMP/record" ] || fail "a command ran before the guard stopped: $(tr '\0' ' ' <"$TMP/record")"
-ok "a path with '?' is stopped by the guard"
+# and one that starts with '-' (e2fsck would take it for an option)
+got=0
+(cd "$TMP/q?x" && RECORD="$TMP/record" PATH="$TMP/bin:$PATH" SWAPTOOL="$SWAPTOOL" XDG_STATE_HOME="$TMP/xdg" \
+	bash "$D/clone.sh" -t.img) >"$TMP/script.out" 2>&1 || got=$?
+[ "$got" = 3 ] || { cat "$TMP/script.out" >&2; fail "the script ran against a name starting with '-' (exit $got)"; }
+grep -q "starts with '-'" "$TMP/script.out" || fail "the stop does not say why: $(cat "$TMP/script.out")"
+[ ! -s "$TMP/record" ] || fail "a command ran before the guard stopped: $(tr '\0' ' ' <"$TMP/record")"
+ok "a path with '?' or a leading '-' is stopped by the guard"
