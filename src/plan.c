@@ -167,8 +167,8 @@ static char *attrs_text(uint64_t a)
 
 /*
  * The target's table as sfdisk input, fed through printf with every line one shell_quote()d word:
- * no here-document, whose terminator a partition name could carry. One line per command
- * continuation, so the human rendering can show it as typed.
+ * no here-document, whose terminator a partition name could carry. One continuation line per
+ * table line, so the human rendering shows it as it would be typed.
  */
 static char *sfdisk_command(const struct plan *p)
 {
