@@ -24,6 +24,9 @@ struct gpt_header {
 	uint8_t guid[16];
 };
 
+/* The largest entry array a header may declare: 65,536 entries of 128 B (the usual is 16 KiB). */
+#define GPT_ENTRIES_MAX_BYTES (8ULL * 1024 * 1024)
+
 /* GUIDs are stored with their first three fields little-endian (UEFI spec, appendix A). */
 static void guid_str(const uint8_t g[16], char out[37])
 {
@@ -79,17 +82,46 @@ static bool gpt_header_valid(int fd, uint64_t lba, uint32_t lba_size, uint64_t l
 	crc = LE32(88);
 #undef LE64
 #undef LE32
-	/* UEFI: SizeOfPartitionEntry is 128 x 2^n. The array is capped at 8 MiB (65,536 entries of
-	 * 128 B; the usual one is 16 KiB), so a hostile header cannot make us read 256 MiB. */
+	/* UEFI: SizeOfPartitionEntry is 128 x 2^n. The array is capped (GPT_ENTRIES_MAX_BYTES), so a
+	 * hostile header cannot make us read 256 MiB. */
 	if (h->my_lba != lba || h->entry_size < 128 || h->entry_size > 4096 ||
 	    (h->entry_size & (h->entry_size - 1)) || h->nentries > 65536 ||
-	    (uint64_t)h->nentries * h->entry_size > 8 * 1024 * 1024)
+	    (uint64_t)h->nentries * h->entry_size > GPT_ENTRIES_MAX_BYTES)
 		return false;
 	elen = (size_t)h->nentries * h->entry_size;
 	entries = xcalloc(1, elen);
 	if (read_lba(fd, h->entries_lba, lba_size, entries, elen) < 0)
 		return false;
 	return (uint32_t)crc32(0, entries, (uInt)elen) == crc;
+}
+
+/*
+ * A header whose signature and header CRC32 check out but whose entry array is larger than any GPT
+ * needs. libfdisk allocates what such a header declares (gigabytes) before it checks the array's
+ * CRC32, so these are refused before libfdisk reads the disk. *bytes gets the declared size.
+ */
+static bool header_oversized(int fd, uint64_t lba, uint32_t lba_size, uint64_t lba_count, uint64_t *bytes)
+{
+	_cleanup_free_ uint8_t *buf = xcalloc(1, lba_size);
+	uint32_t hsize, crc, le32, n, esize;
+
+	if (lba >= lba_count || read_lba(fd, lba, lba_size, buf, lba_size) < 0 || memcmp(buf, "EFI PART", 8) != 0)
+		return false;
+	memcpy(&le32, buf + 12, 4);
+	hsize = le32toh(le32);
+	if (hsize < 92 || hsize > lba_size)
+		return false;
+	memcpy(&le32, buf + 16, 4);
+	crc = le32toh(le32);
+	memset(buf + 16, 0, 4);
+	if ((uint32_t)crc32(0, buf, hsize) != crc)
+		return false;
+	memcpy(&le32, buf + 80, 4);
+	n = le32toh(le32);
+	memcpy(&le32, buf + 84, 4);
+	esize = le32toh(le32);
+	*bytes = (uint64_t)n * esize;
+	return *bytes > GPT_ENTRIES_MAX_BYTES;
 }
 
 static int read_entries(struct fdisk_context *cxt, struct ptable *t)
@@ -177,6 +209,19 @@ int ptable_read(int fd, const char *path, uint32_t lba_size, uint64_t size_bytes
 	t->backup_ok = gpt_header_valid(fd, t->primary_ok ? ph.alt_lba : t->lba_count - 1, lba_size, t->lba_count,
 					&bh);
 
+	{
+		/* where libfdisk looks: LBA 1, the primary's AlternateLBA, the last LBA */
+		uint64_t at[3] = { 1, t->primary_ok ? ph.alt_lba : t->lba_count - 1, t->lba_count - 1 }, bytes = 0;
+
+		for (size_t i = 0; i < ARRAY_SIZE(at); i++)
+			if (header_oversized(fd, at[i], lba_size, t->lba_count, &bytes)) {
+				*why = xasprintf("'%s' has a GPT header at LBA %" PRIu64 " declaring a %" PRIu64
+						 "-byte entry array, more than any GPT needs (%llu): the table is damaged or "
+						 "hostile; recover it with gdisk before anything else",
+						 path, at[i], bytes, GPT_ENTRIES_MAX_BYTES);
+				return -EBADMSG;
+			}
+	}
 	cxt = fdisk_new_context();
 	if (!cxt)
 		return -ENOMEM;

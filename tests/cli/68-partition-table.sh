@@ -137,6 +137,17 @@ run 1 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/alt-lba.img" --target 
 jeq '.checks[] | select(.id == "gpt-backup-header") | .status' fail
 ok "alt-lba: the backup header's byte offset does not wrap"
 
+# A header (its CRC32 valid) declaring 2^28 entries of 128 B: a 32 GiB entry array, which libfdisk
+# would allocate before checking the array's CRC. Refused before libfdisk reads the disk.
+cp "$TMP/base.img" "$TMP/huge-array.img"
+put "$TMP/huge-array.img" $((512 + 80)) "$(le $((1 << 28)) 4)"
+fix_gpt "$TMP/huge-array.img"
+run 3 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/huge-array.img" --target $T
+jeq '.error.message | test("GPT header at LBA 1 declaring a 34359738368-byte entry array")' true
+run 3 "$SWAPTOOL" --state "$STATE" --json plan "$TMP/huge-array.img" --target $T
+jeq .error.exit_code 3
+ok "a header declaring a 32 GiB entry array is refused"
+
 # MBR: entries at byte 446 + 16 * i, start LBA at +8, sector count at +12.
 truncate -s 64M "$TMP/mbr.img"
 printf 'label: dos\n2048,8192,83\n,16384,83\n' | sfdisk -q "$TMP/mbr.img"
