@@ -95,6 +95,13 @@ static bool gpt_header_valid(int fd, uint64_t lba, uint32_t lba_size, uint64_t l
 	return (uint32_t)crc32(0, entries, (uInt)elen) == crc;
 }
 
+static bool gpt_signature(int fd, uint64_t lba, uint32_t lba_size)
+{
+	char sig[8];
+
+	return read_lba(fd, lba, lba_size, sig, sizeof(sig)) == 0 && memcmp(sig, "EFI PART", 8) == 0;
+}
+
 /*
  * A header whose signature and header CRC32 check out but whose entry array is larger than any GPT
  * needs. libfdisk allocates what such a header declares (gigabytes) before it checks the array's
@@ -252,10 +259,13 @@ int ptable_read(int fd, const char *path, uint32_t lba_size, uint64_t size_bytes
 					 t->primary_ok ? "primary" : "backup");
 			return -EBADMSG;
 		}
-	} else if (protective) {
-		/* A protective MBR says GPT; with both headers failing their checks libfdisk falls back
-		 * to reading the MBR, which is not the disk's table. */
-		*why = xasprintf("'%s' has a GPT (its MBR is protective) but both GPT headers fail their checks "
+	} else if (protective || (!fdisk_has_label(cxt) && (gpt_signature(fd, 1, lba_size) ||
+								gpt_signature(fd, t->lba_count - 1, lba_size)))) {
+		/* A protective MBR (or, with no other table, a header's signature) says GPT; with both
+		 * headers failing their checks libfdisk falls back to the MBR (not the disk's table) or
+		 * to nothing. A real MBR next to a stale GPT signature stays an MBR. */
+		*why = xasprintf("'%s' has a GPT (a protective MBR or a header's signature) but both GPT headers fail "
+				 "their checks "
 				 "(signature, CRC32 or LBA) at %u-byte LBAs: the table is damaged (or the LBA size is "
 				 "another); recover it with gdisk (r, then b or c, v, w) before anything else",
 				 path, lba_size);

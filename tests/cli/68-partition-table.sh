@@ -183,4 +183,8 @@ jeq '.error.message | test("both GPT headers fail their checks")' true
 jeq '.error.message | test("dos")' false
 run 3 "$SWAPTOOL" --state "$STATE" plan "$TMP/both.img" --target $T
 contains "both GPT headers"
-ok "both GPT headers damaged: named, not 'dos'"
+# without the protective MBR either: a damaged GPT, not "no partition table"
+dd if=/dev/zero of="$TMP/both.img" bs=512 count=1 conv=notrunc status=none
+run 3 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/both.img" --target $T
+jeq '.error.message | test("both GPT headers fail their checks")' true
+ok "both GPT headers damaged: named, not 'dos' or 'none'"
