@@ -23,6 +23,9 @@ static int ext_open(const char *path, uint64_t offset, ext2_filsys *fs, char **w
 	char opts[64];
 	errcode_t e;
 
+	/* Without its table, error_message() says "Unknown code ext2 60", not "Corrupt superblock";
+	 * com_err ignores a table added twice. */
+	initialize_ext2_error_table();
 	snprintf(opts, sizeof(opts), "offset=%llu", (unsigned long long)offset);
 	/* Read-only: no EXT2_FLAG_RW, so nothing is ever written back. */
 	e = ext2fs_open2(path, opts, EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, unix_io_manager, fs);
@@ -100,7 +103,7 @@ static uint64_t min_blocks_estimate(ext2_filsys fs)
 			counted += bpg - o;
 		room = room > o ? room - o : 0;
 	}
-	while (data > room) {
+	while (data > room && groups <= ngroups) {
 		uint64_t extra = (data - room + bpg - 1) / bpg, g = fend;
 
 		room += extra * bpg;
@@ -119,6 +122,10 @@ static uint64_t min_blocks_estimate(ext2_filsys fs)
 		}
 	}
 
+	/* More groups than the filesystem has: it cannot shrink (and group `groups - 1` has no
+	 * descriptor to read). */
+	if (groups > ngroups)
+		return total;
 	/* The last group: metadata from it (or from 0 inside the first flex group) to fend, plus data. */
 	for (uint64_t g = has_flex && groups - 1 < flex ? 0 : groups - 1; g < fend; g++)
 		tail += group_overhead(fs, (dgrp_t)g, ngroups);
@@ -140,16 +147,56 @@ static uint64_t min_blocks_estimate(ext2_filsys fs)
 	return need;
 }
 
+/*
+ * libext2fs opens superblocks whose counts contradict each other (more free blocks than blocks,
+ * more free inodes than inodes, a flex_bg shift past 31): ext2fs_open2 checks what it needs to
+ * read the group descriptors, not what our arithmetic divides by or shifts with. Every field the
+ * estimate and the plan use is checked here, so a hostile or damaged superblock is a sentence,
+ * never a division by zero or a read past the descriptor table. NULL when the fields are sane.
+ */
+static const char *superblock_insane(ext2_filsys fs)
+{
+	struct ext2_super_block *sb = fs->super;
+	uint64_t blocks = ext2fs_blocks_count(sb), groups;
+
+	if (fs->blocksize < 1024 || fs->blocksize > 65536 || (fs->blocksize & (fs->blocksize - 1)))
+		return "its block size is not a power of two between 1024 and 65536";
+	if (blocks == 0 || sb->s_first_data_block >= blocks)
+		return "its block count is 0 or not past its first data block";
+	if (ext2fs_free_blocks_count(sb) > blocks)
+		return "it counts more free blocks than blocks";
+	if (sb->s_inodes_count == 0 || sb->s_free_inodes_count > sb->s_inodes_count)
+		return "it counts no inodes or more free inodes than inodes";
+	if (sb->s_blocks_per_group == 0 || sb->s_inodes_per_group == 0 || fs->group_desc_count == 0)
+		return "it has no blocks or no inodes per group";
+	groups = (blocks - sb->s_first_data_block + sb->s_blocks_per_group - 1) / sb->s_blocks_per_group;
+	if (groups != fs->group_desc_count || (uint64_t)sb->s_inodes_per_group * groups < sb->s_inodes_count)
+		return "its group count does not follow from its block and inode counts";
+	if (EXT2_DESC_PER_BLOCK(sb) == 0 || fs->inode_blocks_per_group >= sb->s_blocks_per_group)
+		return "its group descriptors or inode tables do not fit a group";
+	if (ext2fs_has_feature_flex_bg(sb) && sb->s_log_groups_per_flex > 31)
+		return "its flex_bg group count is out of range";
+	return NULL;
+}
+
 int extfs_info(const char *path, uint64_t offset, struct extfs_info *info, char **why)
 {
 	_cleanup_extfs_ ext2_filsys fs = NULL;
 	struct ext2_super_block *sb;
+	const char *insane;
 	size_t flen = 0;
 	int r = ext_open(path, offset, &fs, why);
 
 	*info = (struct extfs_info){ 0 };
 	if (r < 0)
 		return r;
+	insane = superblock_insane(fs);
+	if (insane) {
+		if (why)
+			*why = xasprintf("the ext superblock at offset %llu of '%s' is corrupt: %s",
+					 (unsigned long long)offset, path, insane);
+		return -EUCLEAN;
+	}
 	sb = fs->super;
 	info->block_size = fs->blocksize;
 	info->block_count = ext2fs_blocks_count(sb);
@@ -244,6 +291,8 @@ int extfs_du(const char *path, uint64_t offset, const char *dir, uint64_t *bytes
 
 	if (r < 0)
 		return r;
+	if (superblock_insane(fs))
+		return -EUCLEAN;
 	e = ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, dir, &ino);
 	if (e)
 		return e == EXT2_ET_FILE_NOT_FOUND ? -ENOENT : ext_err(e);

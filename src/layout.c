@@ -32,6 +32,11 @@ static void fit_fs_clone(struct layout *l)
 	size_t last = 0;
 
 	l->fs_clone_possible = true;
+	if (l->table_problems) {
+		why_not(l, "the source's partition table is invalid (%s); repair it (sgdisk -v names the same problems)",
+			l->table_why);
+		return;
+	}
 	if (t->kind != PT_GPT) {
 		why_not(l, "the source has %s; path 2 rewrites a GPT and needs one on the source",
 			t->kind == PT_DOS ? "an MBR table" : "no partition table");
@@ -82,14 +87,15 @@ static void fit_fs_clone(struct layout *l)
 			f->new_end_lba = ((p->end_lba + 1) * sl) / tl - 1;
 			continue;
 		}
+		/* The open error first: an ext4 that blkid knows but libext2fs refused has no block size. */
+		if (l->fs[i].ext_err < 0 || l->fs[i].ext.block_size == 0) {
+			why_not(l, "the filesystem of partition %u cannot be read: %s", p->number,
+				l->fs[i].ext_why[0] ? l->fs[i].ext_why : strerror(-l->fs[i].ext_err));
+			continue;
+		}
 		uint64_t new_bytes = (f->new_end_lba - new_start + 1) * tl;
 		uint64_t blocks = new_bytes / l->fs[i].ext.block_size;
 
-		if (l->fs[i].ext_err < 0) {
-			why_not(l, "the filesystem of partition %u cannot be read: %s", p->number,
-				strerror(-l->fs[i].ext_err));
-			continue;
-		}
 		f->new_block_count = blocks;
 		if (l->fs[i].ext.min_blocks > blocks)
 			why_not(l, "the data of partition %u needs %" PRIu64 " blocks, the target leaves room for %" PRIu64,
@@ -123,22 +129,46 @@ int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, 
 	r = ptable_read(src->fd, src->dev, src->lba_size, src->size_bytes, &l->table, why);
 	if (r < 0)
 		return r;
-	l->fs = xcalloc(l->table.nparts, sizeof(*l->fs));
-	l->fit = xcalloc(l->table.nparts, sizeof(*l->fit));
+	l->table_problems = ptable_check(&l->table, &l->table_why);
+	l->fs = xcalloc(l->table.nparts ? l->table.nparts : 1, sizeof(*l->fs));
+	l->fit = xcalloc(l->table.nparts ? l->table.nparts : 1, sizeof(*l->fit));
 	for (size_t i = 0; i < l->table.nparts; i++) {
 		const struct part *p = &l->table.parts[i];
-		uint64_t off = p->start_lba * src->lba_size;
-		uint64_t end_bytes = (p->end_lba + 1) * src->lba_size;
+		uint64_t off, end_bytes, tgt_end, fs_bytes;
 		struct part_fs *fs = &l->fs[i];
+		bool ovf;
+
+		/* The entry's LBAs come from the disk: a partition that ends before it starts, or past
+		 * the disk, or beyond 64-bit byte offsets is not probed (ptable_check has named it). */
+		tgt_end = (l->tgt_geo.last_usable_lba + 1) * (uint64_t)tgt_lba_size; /* <= tgt_bytes */
+		if (p->start_lba > p->end_lba)
+			continue;
+		ovf = u64_mul(p->start_lba, src->lba_size, &off) < 0 || u64_add(p->end_lba, 1, &end_bytes) < 0 ||
+		      u64_mul(end_bytes, src->lba_size, &end_bytes) < 0;
+		if (ovf || end_bytes > src->size_bytes) {
+			l->fit[i].crosses_end = ovf || end_bytes > tgt_end;
+			continue;
+		}
 
 		probe_fs(src->fd, off, p->size_bytes, &fs->id);
 		if (is_ext(fs->id.type)) {
-			_cleanup_free_ char *ignored = NULL;
+			_cleanup_free_ char *ewhy = NULL;
 
 			fs->is_ext = true;
-			fs->ext_err = extfs_info(src->dev, off, &fs->ext, &ignored);
+			fs->ext_err = extfs_info(src->dev, off, &fs->ext, &ewhy);
+			if (fs->ext_err < 0)
+				snprintf(fs->ext_why, sizeof(fs->ext_why), "%s", ewhy ? ewhy : strerror(-fs->ext_err));
+			else if (u64_mul(fs->ext.block_count, fs->ext.block_size, &fs_bytes) < 0 || fs_bytes > p->size_bytes) {
+				/* libext2fs is opened at an offset and never sees the partition's end: a
+				 * superblock claiming more blocks than the partition holds is found here */
+				snprintf(fs->ext_why, sizeof(fs->ext_why),
+					 "its superblock counts %" PRIu64 " blocks of %u B, more than partition %u's %" PRIu64
+					 " bytes",
+					 fs->ext.block_count, fs->ext.block_size, p->number, p->size_bytes);
+				fs->ext_err = -EUCLEAN;
+			}
 		}
-		l->fit[i].crosses_end = end_bytes > (l->tgt_geo.last_usable_lba + 1) * (uint64_t)tgt_lba_size;
+		l->fit[i].crosses_end = end_bytes > tgt_end;
 	}
 	/* A raw sector copy is valid only onto a disk at least as large with the same LBA size. */
 	l->raw_clone_possible = tgt_bytes >= src->size_bytes && !l->lba_size_differs;
@@ -149,6 +179,8 @@ int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, 
 void layout_free(struct layout *l)
 {
 	ptable_free(&l->table);
+	free(l->table_why);
+	l->table_why = NULL;
 	free(l->fs);
 	free(l->fit);
 	l->fs = NULL;

@@ -16,7 +16,8 @@ struct part_fs {
 	struct fs_id id;          /* libblkid: type, UUID, LABEL */
 	bool is_ext;              /* ext2/3/4, so extfs is filled */
 	struct extfs_info ext;
-	int ext_err;              /* negative errno when libext2fs could not open it */
+	int ext_err;              /* negative errno when libext2fs could not open it or it is corrupt */
+	char ext_why[256];        /* the sentence for ext_err */
 };
 
 struct part_fit {
@@ -36,6 +37,8 @@ struct layout {
 	bool fs_clone_possible;
 	char fs_clone_why[256];   /* why not, when it is not */
 	bool lba_size_differs;
+	size_t table_problems;    /* ptable_check: what sgdisk -v would call a problem */
+	char *table_why;          /* their sentences; NULL when none */
 };
 
 /* Read the source's table and filesystems and fit them against a target of `tgt_bytes`

@@ -76,6 +76,75 @@ static void add_step(struct plan *p, char *title, char *command, char *note)
 	p->fresh[p->nfresh++] = (struct plan_step){ title, command, note };
 }
 
+/*
+ * The one way an outside string (a path, a serial, a partition name: anything read from a disk or
+ * given by a person) enters the generated script: one bash word in single quotes. Inside them
+ * bash expands nothing, so only the quote itself needs care (it closes them and goes as \');
+ * control bytes (newline, ESC, ...) leave the quotes as $'\xNN' so that the script stays one
+ * line per command and shows nothing to a terminal that cat(1)s it. NUL cannot occur in a C string.
+ */
+char *shell_quote(const char *s)
+{
+	char *out = NULL;
+	size_t len = 0;
+	bool open = false;
+	FILE *f;
+
+	if (!*s)
+		return xstrdup("''");
+	f = open_memstream(&out, &len);
+	if (!f)
+		abort();
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f || *c == '\'') {
+			if (open)
+				fputc('\'', f);
+			open = false;
+			if (*c == '\'')
+				fputs("\\'", f);
+			else
+				fprintf(f, "$'\\x%02x'", *c);
+		} else {
+			if (!open)
+				fputc('\'', f);
+			open = true;
+			fputc(*c, f);
+		}
+	}
+	if (open)
+		fputc('\'', f);
+	if (fclose(f) != 0)
+		abort();
+	return out;
+}
+
+/* A partition name inside sfdisk's name="..." (libfdisk's script reader unhexmangles \xNN there):
+ * the quote, the backslash and control bytes as \xNN, so no name can end the field or the line. */
+static char *sfdisk_name(const char *name)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		abort();
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (*c < 0x20 || *c == 0x7f || *c == '"' || *c == '\\')
+			fprintf(f, "\\x%02x", *c);
+		else
+			fputc(*c, f);
+	if (fclose(f) != 0)
+		abort();
+	return out;
+}
+
+/* A line of a comment in the script: control bytes become '?', so no title can start a line. */
+static void comment_text(FILE *f, const char *s)
+{
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, f);
+}
+
 /* GPT attribute bits in sfdisk's words (so the script's table is readable). */
 static char *attrs_text(uint64_t a)
 {
@@ -94,6 +163,49 @@ static char *attrs_text(uint64_t a)
 	if (len)
 		buf[len - 1] = '\0';
 	return xstrdup(buf);
+}
+
+/*
+ * The target's table as sfdisk input, fed through printf with every line one shell_quote()d word:
+ * no here-document, whose terminator a partition name could carry. One continuation line per
+ * table line, so the human rendering shows it as it would be typed.
+ */
+static char *sfdisk_command(const struct plan *p)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	if (!f)
+		abort();
+	fprintf(f, "sfdisk --no-reread --no-tell-kernel --wipe never \"$TARGET\" < <(printf '%%s\\n' \\\n");
+	{
+		_cleanup_free_ char *l1 = xasprintf("label-id: %s", p->disk_guid);
+		_cleanup_free_ char *l2 = xasprintf("sector-size: %u", p->tgt_geo.lba_size);
+		_cleanup_free_ char *l3 = xasprintf("first-lba: %" PRIu64, p->tgt_geo.first_usable_lba);
+		_cleanup_free_ char *l4 = xasprintf("last-lba: %" PRIu64, p->tgt_geo.last_usable_lba);
+		const char *head[] = { "label: gpt", l1, "unit: sectors", l2, l3, l4 };
+
+		for (size_t i = 0; i < ARRAY_SIZE(head); i++) {
+			_cleanup_free_ char *q = shell_quote(head[i]);
+
+			fprintf(f, "\t%s \\\n", q);
+		}
+	}
+	for (size_t i = 0; i < p->nparts; i++) {
+		const struct plan_part *pp = &p->parts[i];
+		_cleanup_free_ char *at = attrs_text(pp->attrs), *name = sfdisk_name(pp->name);
+		_cleanup_free_ char *line = xasprintf(
+			"%u: start=%" PRIu64 ", size=%" PRIu64 ", type=%s, uuid=%s, name=\"%s\"%s%s%s", pp->number,
+			pp->tgt_start_lba, pp->tgt_end_lba - pp->tgt_start_lba + 1, pp->type_guid, pp->part_guid, name,
+			*at ? ", attrs=\"" : "", at, *at ? "\"" : "");
+		_cleanup_free_ char *q = shell_quote(line);
+
+		fprintf(f, "\t%s%s", q, i + 1 < p->nparts ? " \\\n" : ")");
+	}
+	if (fclose(f) != 0)
+		abort();
+	return out;
 }
 
 static void build_fresh(struct plan *p, const struct profile *prof)
@@ -261,26 +373,7 @@ static void build_clone(struct plan *p)
 	a->precondition = xstrdup("every copy and check done: until now the target carries no table, so an "
 				  "interrupted clone leaves nothing that looks bootable");
 	a->evidence = xstrdup("sgdisk -v clean");
-	{
-		size_t cap = 4096 + p->nparts * 512, len = 0;
-		char *s = xcalloc(1, cap);
-
-		len += snprintf(s + len, cap - len,
-				"sfdisk --no-reread --no-tell-kernel --wipe never \"$TARGET\" <<'EOF'\nlabel: gpt\nlabel-id: %s\n"
-				"unit: sectors\nsector-size: %u\nfirst-lba: %" PRIu64 "\nlast-lba: %" PRIu64 "\n",
-				p->disk_guid, p->tgt_geo.lba_size, p->tgt_geo.first_usable_lba, p->tgt_geo.last_usable_lba);
-		for (size_t i = 0; i < p->nparts; i++) {
-			const struct plan_part *pp = &p->parts[i];
-			_cleanup_free_ char *at = attrs_text(pp->attrs);
-
-			len += snprintf(s + len, cap - len,
-					"%u: start=%" PRIu64 ", size=%" PRIu64 ", type=%s, uuid=%s, name=\"%s\"%s%s%s\n",
-					pp->number, pp->tgt_start_lba, pp->tgt_end_lba - pp->tgt_start_lba + 1,
-					pp->type_guid, pp->part_guid, pp->name, *at ? ", attrs=\"" : "", at, *at ? "\"" : "");
-		}
-		snprintf(s + len, cap - len, "EOF");
-		a->command = s;
-	}
+	a->command = sfdisk_command(p);
 	a = add_act(p, PA_VERIFY, 0);
 	a->title = xasprintf("verify the target: sgdisk -v clean, backup header at LBA %s, PARTUUIDs and UUIDs as on "
 			     "the source, block counts as planned",
@@ -530,31 +623,15 @@ json_object *plan_json(const struct plan *p)
 	return o;
 }
 
-/* Single-quote for bash. */
-static char *shq(const char *s)
-{
-	size_t n = 3;
-	char *o, *w;
-
-	for (const char *c = s; *c; c++)
-		n += *c == '\'' ? 4 : 1;
-	o = w = xcalloc(1, n);
-	*w++ = '\'';
-	for (const char *c = s; *c; c++) {
-		if (*c == '\'') {
-			memcpy(w, "'\\''", 4);
-			w += 4;
-		} else
-			*w++ = *c;
-	}
-	*w++ = '\'';
-	return o;
-}
-
 char *plan_script(const struct plan *p, const char *swaptool)
 {
-	_cleanup_free_ char *src = shq(p->src_path), *sw = shq(swaptool ? swaptool : "swaptool");
-	_cleanup_free_ char *tgt = p->tgt_path ? shq(p->tgt_path) : NULL;
+	/* Every string below that swaptool did not make itself goes through shell_quote(): the source
+	 * and target paths, the serials, the partition names (in the sfdisk action). The numbers and
+	 * the fingerprints (sha256 hex) are ours. */
+	_cleanup_free_ char *src = shell_quote(p->src_path), *sw = shell_quote(swaptool ? swaptool : "swaptool");
+	_cleanup_free_ char *tgt = p->tgt_path ? shell_quote(p->tgt_path) : NULL;
+	_cleanup_free_ char *ss = shell_quote(p->src_serial ? p->src_serial : "");
+	_cleanup_free_ char *ts = shell_quote(p->tgt_serial ? p->tgt_serial : "");
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
@@ -568,25 +645,34 @@ char *plan_script(const struct plan *p, const char *swaptool)
 		   "# serials and the plan's fingerprint, and stops at the first surprise.\n"
 		   "# Run it from a live environment with the source unmounted; 'swaptool clone' does the same\n"
 		   "# with a faster used-block copy (unwritten extents are not copied).\n"
+		   "# Strings read from the disks (paths, serials, partition names) appear only as single-quoted\n"
+		   "# words; the comments show them with control characters as '?'.\n"
 		   "set -euo pipefail\n\n");
 	fprintf(f, "SOURCE=%s\n", src);
 	if (tgt)
-		fprintf(f, "TARGET=${1:-%s}\n", tgt);
+		fprintf(f, "TARGET=%s\nif [ $# -ge 1 ]; then TARGET=$1; fi\n", tgt);
 	else
-		fprintf(f, "TARGET=${1:?usage: $0 TARGET_DEVICE (the new drive, %" PRIu64 " bytes)}\n", p->tgt_geo.bytes);
+		fprintf(f, "if [ $# -lt 1 ]; then echo \"usage: $0 TARGET_DEVICE (the new drive, %" PRIu64
+			   " bytes)\" >&2; exit 2; fi\nTARGET=$1\n",
+			p->tgt_geo.bytes);
 	fprintf(f, "UNDO=${UNDO:-/root/swaptool-resize2fs.e2undo}   # must not be on the source\n"
-		   "SWAPTOOL=${SWAPTOOL:-%s}\n"
+		   "if [ -z \"${SWAPTOOL:-}\" ]; then SWAPTOOL=%s; fi\n"
 		   "SOURCE_BYTES=%" PRIu64 "\nTARGET_BYTES=%" PRIu64 "\nTARGET_LBA=%u\n"
 		   "SOURCE_SERIAL=%s\nTARGET_SERIAL=%s\n"
 		   "FINGERPRINT=%s\nFINGERPRINT_SHRUNK=%s\n\n",
-		   sw, p->src_geo.bytes, p->tgt_geo.bytes, p->tgt_geo.lba_size, p->src_serial ? p->src_serial : "",
-		   p->tgt_serial ? p->tgt_serial : "", p->fingerprint, p->fingerprint_shrunk);
+		   sw, p->src_geo.bytes, p->tgt_geo.bytes, p->tgt_geo.lba_size, ss, ts, p->fingerprint,
+		   p->fingerprint_shrunk);
 	fprintf(f,
 		"stop() { echo \"stop: $*\" >&2; exit 3; }\n"
 		"size_of() { if [ -b \"$1\" ]; then blockdev --getsize64 \"$1\"; else stat -L -c %%s \"$1\"; fi; }\n"
 		"serial_of() { if [ -b \"$1\" ]; then lsblk -dno SERIAL \"$1\" 2>/dev/null | tr -d ' '; fi; }\n"
 		"in_use() { [ -b \"$1\" ] && lsblk -no MOUNTPOINTS \"$1\" 2>/dev/null | grep -q .; }\n"
 		"guard() {\n"
+		"\tlocal d\n"
+		"\tfor d in \"$SOURCE\" \"$TARGET\"; do\n"
+		"\t\tcase \"$d\" in -* | *'?'*) stop \"the disk name '$d' starts with '-' or holds '?', which e2fsck and "
+		"resize2fs read as options (DISK?offset=N): name it without them (./NAME, a symlink)\";; esac\n"
+		"\tdone\n"
 		"\t[ -e \"$SOURCE\" ] || stop \"source '$SOURCE' is gone\"\n"
 		"\t[ -e \"$TARGET\" ] || stop \"target '$TARGET' is gone\"\n"
 		"\t[ \"$(readlink -f \"$SOURCE\")\" != \"$(readlink -f \"$TARGET\")\" ] || stop \"target is the source\"\n"
@@ -603,9 +689,14 @@ char *plan_script(const struct plan *p, const char *swaptool)
 	for (size_t i = 0; i < p->nacts; i++) {
 		const struct plan_action *a = &p->acts[i];
 
-		fprintf(f, "# %zu. %s: %s\n", i + 1, plan_act_name(a->kind), a->title);
-		if (a->precondition)
-			fprintf(f, "#    precondition: %s\n", a->precondition);
+		fprintf(f, "# %zu. %s: ", i + 1, plan_act_name(a->kind));
+		comment_text(f, a->title);
+		fputc('\n', f);
+		if (a->precondition) {
+			fputs("#    precondition: ", f);
+			comment_text(f, a->precondition);
+			fputc('\n', f);
+		}
 		if (a->kind == PA_CHECK) {
 			fprintf(f, "guard\n\n");
 			continue;

@@ -105,6 +105,10 @@ void plan_gpt(const struct plan *p, struct gpt_new *t); /* t->parts allocated; f
 /* The plan as JSON (the `plan` object of the record). */
 json_object *plan_json(const struct plan *p);
 
+/* `s` as one bash word that expands to exactly `s`: single quotes, ' as \', control bytes as
+ * $'\xNN'; "''" for "". The only way the script embeds a string it did not write itself. */
+char *shell_quote(const char *s);
+
 /* A bash script (set -euo pipefail) that checks sizes, serials and the fingerprint before each
  * destructive command and stops at the first surprise. `swaptool` is the command to call back. */
 char *plan_script(const struct plan *p, const char *swaptool);

@@ -23,6 +23,9 @@ int probe_fs(int fd, uint64_t offset, uint64_t size, struct fs_id *id)
 	*id = (struct fs_id){ 0 };
 	if (!pr)
 		return -ENOMEM;
+	/* The region comes from a partition entry on the disk: libblkid takes signed 64-bit offsets. */
+	if (offset > INT64_MAX || size > INT64_MAX - offset)
+		return -EOVERFLOW;
 	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)offset, (blkid_loff_t)size) < 0)
 		return -EIO;
 	blkid_probe_enable_superblocks(pr, 1);

@@ -242,7 +242,7 @@ static void print_steps(const struct ctx *ctx, json_object *steps, bool actions)
 		else
 			out_line(ctx, "%3zu. %s", i + 1, jget_str(s, "title"));
 		if (cmd && !streq(cmd, "guard")) {
-			/* indent every line of a multi-line command (the sfdisk here-document) */
+			/* indent every line of a multi-line command (the sfdisk table, one quoted line each) */
 			_cleanup_free_ char *c = xstrdup(cmd);
 			char *save = NULL;
 

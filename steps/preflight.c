@@ -178,7 +178,8 @@ static void add_paths(struct ctx *ctx, const struct preflight_args *a, const str
 	json_object_object_add(fresh, "irreplaceable", keep);
 	json_object_object_add(paths, "fresh_install", fresh);
 
-	jset_str(paths, "recommended", l->raw_clone_possible ? "raw_clone" : "fresh_install");
+	/* a raw clone copies an invalid table as it is: not a recommendation */
+	jset_str(paths, "recommended", l->raw_clone_possible && !l->table_problems ? "raw_clone" : "fresh_install");
 	json_object_object_add(root, "paths", paths);
 }
 
@@ -202,10 +203,27 @@ static void add_checks(struct record *rec, const struct layout *l)
 				 tg->lba_size, sg->lba_size);
 	jset_i64(c, "delta_bytes", l->delta_bytes);
 
+	if (t->kind == PT_NONE)
+		c = record_check(rec, "partition-table", ST_SKIP, "the source has no partition table");
+	else if (l->table_problems)
+		c = record_check(rec, "partition-table", ST_FAIL,
+				 "the source's %s is invalid: %s; repair it before a clone (sgdisk -v lists the same problems)",
+				 t->kind == PT_GPT ? "GPT" : "MBR", l->table_why);
+	else
+		c = record_check(rec, "partition-table", ST_PASS,
+				 "the source's %s is consistent: %zu partitions inside LBAs %s..%s, none overlapping",
+				 t->kind == PT_GPT ? "GPT" : "MBR", t->nparts,
+				 fmt_thousands(t->kind == PT_GPT ? t->first_usable_lba : 1, b1),
+				 fmt_thousands(t->kind == PT_GPT ? t->last_usable_lba : l->src_geo.last_lba, b2));
+	jset_u64(c, "problems", l->table_problems);
+
 	if (t->kind == PT_GPT) {
-		uint64_t src_backup_byte = t->backup_header_lba * sg->lba_size;
-		uint64_t tgt_last_byte = tg->last_lba * tg->lba_size;
-		enum status st = src_backup_byte > tgt_last_byte ? ST_FAIL : src_backup_byte == tgt_last_byte ? ST_PASS : ST_WARN;
+		uint64_t src_backup_byte, tgt_last_byte = tg->last_lba * tg->lba_size;
+		/* the backup header's LBA comes from the disk: one whose byte offset overflows is past any target */
+		bool ovf = u64_mul(t->backup_header_lba, sg->lba_size, &src_backup_byte) < 0;
+		enum status st = ovf || src_backup_byte > tgt_last_byte ? ST_FAIL
+				 : src_backup_byte == tgt_last_byte   ? ST_PASS
+								      : ST_WARN;
 
 		c = record_check(rec, "gpt-backup-header", st,
 				 st == ST_FAIL   ? "the source's backup GPT header at LBA %s lies past the target's last LBA %s"
@@ -288,8 +306,9 @@ static void add_checks(struct record *rec, const struct layout *l)
 			continue;
 		any_ext = true;
 		if (l->fs[i].ext_err < 0)
-			record_check(rec, "fs-clean", ST_WARN, "p%u's %s cannot be read: %s; run 'e2fsck -f' on it",
-				     t->parts[i].number, l->fs[i].id.type, strerror(-l->fs[i].ext_err));
+			record_check(rec, "fs-clean", ST_WARN, "p%u's %s cannot be read (%s); run 'e2fsck -f' on it",
+				     t->parts[i].number, l->fs[i].id.type,
+				     l->fs[i].ext_why[0] ? l->fs[i].ext_why : strerror(-l->fs[i].ext_err));
 		else if (!l->fs[i].ext.clean)
 			record_check(rec, "fs-clean", ST_WARN,
 				     "p%u's %s needs e2fsck (not cleanly unmounted or errors recorded): run 'e2fsck -f' "
@@ -373,11 +392,13 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 
 static void size_row(struct table *t, const char *what, json_object *o)
 {
-	char b[4][32];
+	char b[5][32];
 	uint64_t bytes = jget_u64(o, "size_bytes");
 
-	table_row(t, what, fmt_thousands(bytes, b[0]), fmt_thousands(jget_u64(o, "lba_count"), b[1]),
-		  jget_u64(o, "lba_size") == 4096 ? "4096" : "512", fmt_tb(bytes, b[2]), fmt_tib(bytes, b[3]));
+	/* any LBA size the record holds (512 to 65536: a 2048-byte optical-style LBA too) */
+	snprintf(b[4], sizeof(b[4]), "%" PRIu64, jget_u64(o, "lba_size"));
+	table_row(t, what, fmt_thousands(bytes, b[0]), fmt_thousands(jget_u64(o, "lba_count"), b[1]), b[4],
+		  fmt_tb(bytes, b[2]), fmt_tib(bytes, b[3]));
 }
 
 void step_preflight_render(const struct ctx *ctx, json_object *rec)
@@ -460,6 +481,22 @@ void step_preflight_render(const struct ctx *ctx, json_object *rec)
 	}
 	table_print(ctx, pathtab);
 
+	{
+		json_object *checks = jget(rec, "checks");
+		bool bad_table = false;
+
+		for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
+			json_object *c = json_object_array_get_idx(checks, i);
+
+			bad_table |= streq(jget_str(c, "id"), "partition-table") && streq(jget_str(c, "status"), "fail");
+		}
+		if (bad_table) {
+			/* a clone of any kind would copy (or trip over) the broken table */
+			out_verdict(ctx, rec, "the source's partition table is invalid: repair it first (sgdisk -v, gdisk), "
+					      "then run preflight again");
+			return;
+		}
+	}
 	if (jget_bool(jget(paths, "raw_clone"), "possible"))
 		out_verdict(ctx, rec, "a raw clone fits; swaptool plan shows the steps");
 	else

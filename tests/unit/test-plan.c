@@ -6,6 +6,8 @@
 #include "record.h"
 #include "tap.h"
 
+#include <sys/wait.h>
+
 static struct part parts[2];
 static struct part_fs fs[2];
 static struct part_fit fit[2];
@@ -38,6 +40,96 @@ static void incident(struct disk *d, struct layout *l)
 				    .primary_ok = true, .backup_ok = true, .parts = parts, .nparts = 2 };
 	CHECK(lba_geometry(2048408248320ULL, 512, &l->src_geo) == 0);
 	CHECK(lba_geometry(2000398934016ULL, 512, &l->tgt_geo) == 0);
+}
+
+/* bash itself is the judge of shell_quote(): `printf %s WORD` must print the string back. */
+static void check_quote(const char *s)
+{
+	_cleanup_free_ char *q = shell_quote(s);
+	_cleanup_free_ char *cmd = xasprintf("printf %%s %s", q);
+	char got[1024];
+	size_t n = 0;
+	FILE *f;
+	pid_t pid;
+	int fds[2], st;
+
+	CHECK(pipe(fds) == 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execl("/bin/bash", "bash", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	n = fread(got, 1, sizeof(got) - 1, f);
+	fclose(f);
+	got[n] = '\0';
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (n != strlen(s) || memcmp(got, s, n) != 0)
+		fprintf(stderr, "shell_quote: %s does not give back its string\n", q);
+	CHECK(n == strlen(s) && memcmp(got, s, n) == 0);
+	/* one line: a control byte never appears raw */
+	for (const char *c = q; *c; c++)
+		CHECK((unsigned char)*c >= 0x20 && *c != 0x7f);
+}
+
+/* A plan whose outside strings (paths, serials, partition names) are hostile: the script parses
+ * (bash -n), keeps every string on its line, and running it runs nothing they carry. */
+static void check_hostile_script(const struct profile *prof)
+{
+	static const char evil[] = "a'b\"c$(touch MARK)`touch MARK`\nEOF\ntouch MARK\n'EOF'\x01\x1b[2J\\x;touch MARK #";
+	char dir[] = "/tmp/test-plan.XXXXXX";
+	struct disk d;
+	struct layout l;
+	struct plan p;
+	_cleanup_free_ char *script = NULL, *path = NULL, *cmd = NULL, *mark = NULL;
+	const char *names[2];
+	FILE *f;
+	int st;
+
+	CHECK(mkdtemp(dir) != NULL);
+	incident(&d, &l);
+	d.path = (char *)evil;
+	d.serial = (char *)evil;
+	names[0] = parts[0].name;
+	names[1] = parts[1].name;
+	parts[0].name = (char *)evil;
+	parts[1].name = (char *)"EOF";
+	CHECK(plan_build(&l, prof, "2000398934016", evil, evil, NULL, &p) == 0);
+	script = plan_script(&p, evil);
+	/* no line of the script starts with a word an attacker chose */
+	for (const char *c = script; (c = strchr(c, '\n')); c++) {
+		CHECK(strncmp(c + 1, "touch", 5) != 0);
+		CHECK(strncmp(c + 1, "EOF", 3) != 0);
+		CHECK(strncmp(c + 1, "'EOF'", 5) != 0);
+	}
+	CHECK(strchr(script, '\x01') == NULL && strchr(script, '\x1b') == NULL);
+	CHECK(strstr(script, "<<") == NULL); /* no here-document at all */
+	/* the name reaches sfdisk hex-escaped, whole */
+	CHECK(strstr(script, "name=\"a'\\''b\\x22c$(touch MARK)`touch MARK`\\x0aEOF\\x0atouch MARK\\x0a'\\''EOF'\\''"
+			     "\\x01\\x1b[2J\\x5cx;touch MARK #\"") != NULL);
+	path = xasprintf("%s/clone.sh", dir);
+	f = fopen(path, "w");
+	CHECK(f && fputs(script, f) >= 0 && fclose(f) == 0);
+	cmd = xasprintf("bash -n %s", path);
+	st = system(cmd);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	/* Run it: the source does not exist, so the guard stops it (exit 3) after the assignments
+	 * that carry the strings; nothing they hold may have run. */
+	free(cmd);
+	cmd = xasprintf("cd %s && SWAPTOOL=false bash ./clone.sh >out 2>&1", dir);
+	st = system(cmd);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 3);
+	mark = xasprintf("%s/MARK", dir);
+	CHECK(access(mark, F_OK) != 0);
+	plan_free(&p);
+	parts[0].name = (char *)names[0];
+	parts[1].name = (char *)names[1];
+	free(cmd);
+	cmd = xasprintf("rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
 }
 
 int main(void)
@@ -122,7 +214,7 @@ int main(void)
 
 		CHECK(strstr(s, "set -euo pipefail\n") != NULL);
 		CHECK(strstr(s, "SOURCE='/dev/nvme0n1'") != NULL);
-		CHECK(strstr(s, "SOURCE_SERIAL=XG7000-SERIAL") != NULL);
+		CHECK(strstr(s, "SOURCE_SERIAL='XG7000-SERIAL'") != NULL);
 		CHECK(strstr(s, "TARGET_BYTES=2000398934016") != NULL);
 		CHECK(strstr(s, p.fingerprint) != NULL);
 		CHECK(strstr(s, "e2undo -o 537919488") != NULL);
@@ -145,6 +237,24 @@ int main(void)
 		CHECK(destructive == 4);
 		CHECK(guarded == destructive);
 	}
+
+	/* shell_quote, judged by bash */
+	{
+		char all[256];
+
+		for (int i = 1; i < 256; i++)
+			all[i - 1] = (char)i;
+		all[255] = '\0';
+		check_quote("");
+		check_quote("plain");
+		check_quote("'");
+		check_quote("''");
+		check_quote("it's");
+		check_quote("a\nb");
+		check_quote("$(touch X) `touch X` ${X:-y} \\ \" ! *");
+		check_quote(all);
+	}
+	check_hostile_script(prof);
 
 	/* JSON */
 	{
