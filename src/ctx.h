@@ -21,8 +21,10 @@ struct ctx {
 	bool quiet;              /* no progress lines, verdict only */
 	bool color;              /* ANSI colours on stdout (TTY, no NO_COLOR, no --no-color) */
 	bool progress;           /* stderr is a TTY and not quiet */
+	bool no_record;          /* --no-record: save no record in the state directory */
 	char *state_dir;         /* where step records live */
 	const char *profile_path;/* NULL: the built-in profile */
+	const char *profile_from;/* where profile_path came from: "--profile", "SWAPTOOL_PROFILE", ... */
 	struct profile *profile;
 	int err_code;            /* set by ctx_error; 0 when the step produced a record */
 	char *err_msg;

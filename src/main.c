@@ -5,7 +5,103 @@
 #include <fcntl.h>
 #include <signal.h>
 
-/* The largest profile read (an INI of a few KiB). */
+#include <archive.h>
+#include <blkid/blkid.h>
+#include <ext2fs/ext2fs.h>
+#include <libfdisk/libfdisk.h>
+#include <libsmartcols/libsmartcols.h>
+#include <openssl/crypto.h>
+#include <zlib.h>
+
+/* config: a read-only view of the profile in force (the step lives here: it has no data of its own). */
+static int step_config_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	json_object *p = json_object_new_object();
+
+	if (argc > 1)
+		return ctx_error(ctx, EXIT_USAGE, "config takes no arguments ('%s'); see 'swaptool help config'",
+				 argv[1]);
+	jset_str(p, "source", ctx->profile_from);
+	jset_str(p, "path", ctx->profile_path);
+	json_object_object_add(p, "values", profile_to_json(ctx->profile));
+	json_object_object_add(rec->root, "profile", p);
+	record_finish(rec);
+	return record_exit_code(rec);
+}
+
+/* One row per value: "accept.runs[0].min_iops  60000". */
+static void config_rows(struct table *t, const char *prefix, json_object *v)
+{
+	if (json_object_is_type(v, json_type_object)) {
+		json_object_object_foreach(v, k, sub) {
+			_cleanup_free_ char *name = *prefix ? xasprintf("%s.%s", prefix, k) : xstrdup(k);
+			config_rows(t, name, sub);
+		}
+	} else if (json_object_is_type(v, json_type_array)) {
+		if (jarray_len(v) == 0)
+			table_row(t, prefix, "(none)");
+		for (size_t i = 0; i < jarray_len(v); i++) {
+			_cleanup_free_ char *name = xasprintf("%s[%zu]", prefix, i);
+			config_rows(t, name, jarray_at(v, i));
+		}
+	} else
+		table_row(t, prefix, v ? json_object_get_string(v) : "-");
+}
+
+static void step_config_render(const struct ctx *ctx, json_object *record)
+{
+	json_object *p = jget(record, "profile");
+	_cleanup_table_ struct table *t = table_new(2);
+
+	out_line(ctx, "profile: %s%s%s%s", jget_str(p, "source"), jget_str(p, "path") ? " ('" : "",
+		 jget_str(p, "path") ?: "", jget_str(p, "path") ? "')" : "");
+	table_header(t, "key", "value");
+	config_rows(t, "", jget(p, "values"));
+	table_print(ctx, t);
+}
+
+/* --version --verbose: what a bug report needs: the libraries this binary runs with and the profile. */
+static void version_verbose(const struct ctx *ctx, const char *perr)
+{
+	const char *blkid = "?", *fdisk = "?", *e2 = "?", *scols = "?";
+	json_object *o = json_object_new_object(), *libs = json_object_new_object(), *p = json_object_new_object();
+
+	blkid_get_library_version(&blkid, NULL);
+	fdisk_get_library_version(&fdisk);
+	ext2fs_get_library_version(&e2, NULL);
+	scols_get_library_version(&scols);
+	jset_str(o, "schema", RECORD_SCHEMA);
+	jset_str(o, "version", SWAPTOOL_VERSION);
+	jset_str(libs, "libblkid", blkid);
+	jset_str(libs, "libfdisk", fdisk);
+	jset_str(libs, "libext2fs", e2);
+	jset_str(libs, "libsmartcols", scols);
+	jset_str(libs, "json-c", json_c_version());
+	jset_str(libs, "libarchive", archive_version_details());
+	jset_str(libs, "libnvme", SWAPTOOL_LIBNVME_VERSION " (build)");
+	jset_str(libs, "liburing", SWAPTOOL_LIBURING_VERSION " (build)");
+	jset_str(libs, "openssl", OpenSSL_version(OPENSSL_VERSION));
+	jset_str(libs, "zlib", zlibVersion());
+	json_object_object_add(o, "libraries", libs);
+	jset_str(p, "source", ctx->profile_from);
+	jset_str(p, "path", ctx->profile_path);
+	if (perr)
+		jset_str(p, "error", perr);
+	json_object_object_add(o, "profile", p);
+	if (ctx->json)
+		out_json(o);
+	else {
+		printf("swaptool %s\n", SWAPTOOL_VERSION);
+		json_object_object_foreach(libs, k, v)
+			printf("  %-13s %s\n", k, json_object_get_string(v));
+		printf("profile: %s%s%s%s\n", ctx->profile_from, ctx->profile_path ? " ('" : "",
+		       ctx->profile_path ?: "", ctx->profile_path ? "')" : "");
+		if (perr)
+			printf("  %s\n", perr);
+	}
+	json_object_put(o);
+}
+
 
 static const struct step steps[] = {
 	/* one line per step, in the order an operator runs them */
@@ -18,7 +114,7 @@ static const struct step steps[] = {
 	  "  --home DIR              home of the node's user (default: $SUDO_USER's, else $HOME)\n"
 	  "  --from-dumps DIR        judge the drive from nvme-cli binary dumps (id-ctrl.bin, smart-log.bin...)\n"
 	  "  --target-model MODEL    the target's model, looked up in the drive catalogue\n",
-	  step_preflight_run, step_preflight_render, STEP_SAVES_RECORD },
+	  step_preflight_run, step_preflight_render, STEP_SAVES_RECORD | STEP_READS_ONLY },
 	{ "backup", "the node's irreplaceable config (controller.key, ~/.ssh, netplan, fstab, hosts) as a verified tarball",
 	  "swaptool backup [--home DIR] [--root DIR] [--out FILE] [--copy-to DIR] [--skip-unreadable]\n"
 	  "  --home DIR          home of the node's user, as the node sees it (default: $SUDO_USER's, else $HOME)\n"
@@ -38,7 +134,7 @@ static const struct step steps[] = {
 	  "  --rehearse              run path 2 on metadata-only sparse copies; the source is never written\n"
 	  "  --scratch DIR           where the rehearsal's sparse copies go (default $TMPDIR, else /var/tmp)\n"
 	  "  --home DIR              home of the node's user inside the source (for the re-fetchable sizes)\n",
-	  step_plan_run, step_plan_render, STEP_SAVES_RECORD },
+	  step_plan_run, step_plan_render, STEP_SAVES_RECORD | STEP_READS_ONLY },
 	{ "clone", "path 2 on the disks: shrink, new GPT, used-block copy, grow, check (writes only the target)",
 	  "swaptool clone SOURCE TARGET --yes [--shrink-source] [--undo FILE] [--fingerprint HEX]\n"
 	  "  --yes                   required: the whole target is overwritten\n"
@@ -62,7 +158,7 @@ static const struct step steps[] = {
 	  "swaptool verify TARBALL [--root DIR] [--map-user OLD=NEW]...\n"
 	  "  --root DIR          check the tree under DIR (default /)\n"
 	  "  --map-user OLD=NEW  owner OLD in the backup is NEW here (repeatable)\n",
-	  step_verify_run, NULL, STEP_SAVES_RECORD },
+	  step_verify_run, NULL, STEP_SAVES_RECORD | STEP_READS_ONLY },
 	{ "accept", "the new drive against the write-up's gates: io_uring 4 KiB O_DIRECT random reads, sequential, engine",
 	  "swaptool accept FILE|DEVICE [options]\n"
 	  "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only\n"
@@ -104,6 +200,11 @@ static const struct step steps[] = {
 	  "swaptool compare A.json B.json\n"
 	  "  A.json, B.json  accept records (STATE/accept.json) or signed reports (report.json)\n",
 	  step_compare_run, step_compare_render, 0 },
+	{ "config", "the profile in force, where it comes from, and its values",
+	  "swaptool config\n"
+	  "  the profile is --profile FILE, else $SWAPTOOL_PROFILE, else SYSCONFDIR/swaptool/profile.ini when it\n"
+	  "  exists ($SWAPTOOL_SYSCONFDIR replaces SYSCONFDIR), else the built-in one (swaptool-profile(5))\n",
+	  step_config_run, step_config_render, 0 },
 };
 
 static const struct step *find_step(const char *name)
@@ -116,7 +217,8 @@ static const struct step *find_step(const char *name)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: swaptool [--json] [--state DIR] [--profile FILE] [--quiet] [--no-color] STEP [ARGS]\n\n"
+	fprintf(f, "usage: swaptool [-j|--json] [--state DIR] [--profile FILE] [--no-record] [-q|--quiet]\n"
+		   "                [--color=auto|always|never] [-V|--version [--verbose]] STEP [ARGS]\n\n"
 		   "Replace the boot NVMe of a GPU node without losing its identity, and prove the new drive.\n\n"
 		   "steps:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(steps); i++)
@@ -128,17 +230,21 @@ static void usage(FILE *f)
 static void step_usage(const struct step *s)
 {
 	printf("swaptool %s: %s\n\nusage: %s", s->name, s->summary, s->usage);
-	printf("\nglobal options: --json --state DIR --profile FILE --quiet --no-color\n");
+	printf("\nglobal options: -j|--json --state DIR --profile FILE --no-record -q|--quiet --color=WHEN\n");
 }
 
 struct globals {
-	bool help, version, no_color;
+	bool help, version, verbose;
+	enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color;
 };
 
 /* Take the global options out of argv wherever they stand (before a "--"), so that
- * `swaptool preflight X --json` and `swaptool --json preflight X` mean the same. */
+ * `swaptool preflight X --json` and `swaptool --json preflight X` mean the same. Before the step
+ * name every argument that starts with '-' must be a global option: anything else is an unknown
+ * option (exit 2), not a step; after it, the step's own getopt judges the rest. */
 static int take_globals(struct ctx *ctx, struct globals *g, int *argc, char **argv)
 {
+	bool before_step = true;
 	int out = 1;
 
 	for (int i = 1; i < *argc; i++) {
@@ -151,22 +257,40 @@ static int take_globals(struct ctx *ctx, struct globals *g, int *argc, char **ar
 				argv[out++] = argv[i++];
 			break;
 		}
-		if (streq(a, "--json"))
+		if (streq(a, "--json") || streq(a, "-j"))
 			ctx->json = true;
 		else if (streq(a, "--quiet") || streq(a, "-q"))
 			ctx->quiet = true;
 		else if (streq(a, "--no-color"))
-			g->no_color = true;
+			g->color = COLOR_NEVER;
+		else if (streq(a, "--color") || startswith(a, "--color=")) {
+			const char *w = a[7] == '=' ? a + 8 : "always"; /* a bare --color means always, as ls(1) */
+
+			if (streq(w, "auto"))
+				g->color = COLOR_AUTO;
+			else if (streq(w, "always"))
+				g->color = COLOR_ALWAYS;
+			else if (streq(w, "never"))
+				g->color = COLOR_NEVER;
+			else
+				return ctx_error(ctx, EXIT_USAGE, "bad --color '%s': give auto, always or never", w);
+		} else if (streq(a, "--no-record"))
+			ctx->no_record = true;
 		else if (streq(a, "--help") || streq(a, "-h"))
 			g->help = true;
-		else if (streq(a, "--version"))
+		else if (streq(a, "--version") || streq(a, "-V"))
 			g->version = true;
+		else if (streq(a, "--verbose"))
+			g->verbose = true;
 		else if (startswith(a, "--state") || startswith(a, "--profile")) {
 			bool state = startswith(a, "--state");
 			const char *name = state ? "--state" : "--profile";
 			size_t n = strlen(name);
 
 			if (a[n] != '\0' && a[n] != '=') {
+				if (before_step)
+					return ctx_error(ctx, EXIT_USAGE, "unknown option '%s'; 'swaptool --help' lists "
+							 "the options", a);
 				argv[out++] = argv[i];
 				continue;
 			}
@@ -178,8 +302,15 @@ static int take_globals(struct ctx *ctx, struct globals *g, int *argc, char **ar
 			if (!val || !*val)
 				return ctx_error(ctx, EXIT_USAGE, "option '%s' needs a value", name);
 			*slot = state ? (const char *)xstrdup(val) : val;
-		} else
+		} else if (before_step && a[0] == '-' && a[1] != '\0') {
+			_cleanup_free_ char *name = xasprintf("%.*s", (int)strcspn(a, "="), a);
+
+			return ctx_error(ctx, EXIT_USAGE, "unknown option '%s'; 'swaptool --help' lists the options",
+					 name);
+		} else {
+			before_step = false;
 			argv[out++] = argv[i];
+		}
 	}
 	*argc = out;
 	argv[out] = NULL;
@@ -238,6 +369,7 @@ static int close_stdout(const char *step, int code)
 static int swaptool_main(int argc, char **argv);
 /* The run's context; main frees what it holds, so every early return of swaptool_main is covered. */
 static struct ctx ctx;
+static char *profile_owned; /* ctx.profile_path once profile_locate chose it */
 
 int main(int argc, char **argv)
 {
@@ -249,6 +381,7 @@ int main(int argc, char **argv)
 		return code;
 	code = swaptool_main(argc, argv);
 	profile_free(ctx.profile);
+	free(profile_owned);
 	free(ctx.state_dir);
 	free(ctx.err_msg);
 	return close_stdout(ctx.step, code);
@@ -259,7 +392,7 @@ static int swaptool_main(int argc, char **argv)
 	struct globals g = { 0 };
 	struct record rec = { 0 };
 	const struct step *s;
-	const char *no_color = getenv("NO_COLOR");
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	_cleanup_free_ char *perr = NULL;
 	int code, r;
 
@@ -267,11 +400,22 @@ static int swaptool_main(int argc, char **argv)
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
 		return ctx.err_code;
 	}
-	ctx.color = isatty(STDOUT_FILENO) && !g.no_color && !(no_color && *no_color) && !ctx.json;
+	/* auto: a terminal that is not "dumb", and no NO_COLOR (no-color.org: set and not empty) */
+	if (g.color == COLOR_AUTO)
+		ctx.color = isatty(STDOUT_FILENO) && !(no_color && *no_color) && !(term && streq(term, "dumb"));
+	else
+		ctx.color = g.color == COLOR_ALWAYS;
+	ctx.color = ctx.color && !ctx.json;
 	ctx.progress = isatty(STDERR_FILENO) && !ctx.quiet;
 
+	profile_locate(ctx.profile_path, &profile_owned, &ctx.profile_from);
+	ctx.profile_path = profile_owned;
+
 	if (g.version) {
-		if (ctx.json)
+		if (g.verbose) {
+			r = profile_load(ctx.profile_path, &ctx.profile, &perr);
+			version_verbose(&ctx, r < 0 ? perr : NULL);
+		} else if (ctx.json)
 			printf("{\"schema\":\"%s\",\"version\":\"%s\"}\n", RECORD_SCHEMA, SWAPTOOL_VERSION);
 		else
 			printf("swaptool %s\n", SWAPTOOL_VERSION);
@@ -334,8 +478,17 @@ static int swaptool_main(int argc, char **argv)
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
 		code = ctx.err_code;
 	} else {
-		if (s->flags & STEP_SAVES_RECORD) {
+		if ((s->flags & STEP_SAVES_RECORD) && !ctx.no_record) {
 			r = record_save(&rec, ctx.state_dir);
+			/* A step that changed nothing still has its result: show it, and say on stderr that it
+			 * was not kept (a non-root user with the root's state directory, a read-only disk).
+			 * plan --rehearse is evidence the report needs, so it fails like the steps that write. */
+			if (r < 0 && (s->flags & STEP_READS_ONLY) && !jget(rec.root, "rehearsal")) {
+				fprintf(stderr, "swaptool %s: warning: cannot write the record to '%s': %s; the result "
+						"below is not saved: pass --state DIR with a writable directory to keep "
+						"it, or --no-record\n", s->name, ctx.state_dir, strerror(-r));
+				r = 0;
+			}
 			if (r < 0) {
 				/* restore says itself when the root changed and where its undo is (steps/restore.c) */
 				_cleanup_free_ char *msg = xasprintf("cannot write the record to '%s': %s; pass --state DIR with a "

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "manifest.h"
+#include "record.h"
 
 void strlist_add(struct strlist *l, const char *s)
 {
@@ -572,4 +573,118 @@ char *profile_expand(const char *path, const char *home)
 	if (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
 		return xasprintf("%s%s", home ? home : "", path + 1);
 	return xstrdup(path);
+}
+
+#ifndef SWAPTOOL_SYSCONFDIR
+#define SWAPTOOL_SYSCONFDIR "/etc"
+#endif
+
+void profile_locate(const char *opt, char **path, const char **from)
+{
+	const char *env = getenv("SWAPTOOL_PROFILE");
+	const char *etc = getenv("SWAPTOOL_SYSCONFDIR");
+	_cleanup_free_ char *site = NULL;
+	struct stat st;
+
+	*path = NULL;
+	if (opt) {
+		*path = xstrdup(opt), *from = "--profile";
+		return;
+	}
+	if (env && *env) {
+		*path = xstrdup(env), *from = "SWAPTOOL_PROFILE";
+		return;
+	}
+	site = xasprintf("%s/swaptool/profile.ini", etc && *etc ? etc : SWAPTOOL_SYSCONFDIR);
+	/* Only a missing site profile means "none": one that exists but cannot be read or parsed is
+	 * an error profile_load reports, not a silent fall back to the built-in values. */
+	if (lstat(site, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)) {
+		*path = TAKE_PTR(site), *from = "site";
+		return;
+	}
+	*from = "built-in";
+}
+
+static json_object *strlist_json(const struct strlist *l)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_object_array_add(a, json_object_new_string(l->v[i]));
+	return a;
+}
+
+json_object *profile_to_json(const struct profile *p)
+{
+	json_object *o = json_object_new_object(), *sec, *a;
+
+	sec = json_object_new_object();
+	json_object_object_add(sec, "paths", strlist_json(&p->backup_paths));
+	json_object_object_add(sec, "required", strlist_json(&p->required));
+	json_object_object_add(sec, "fstab", strlist_json(&p->fstab_files));
+	json_object_object_add(o, "backup", sec);
+	sec = json_object_new_object();
+	json_object_object_add(sec, "paths", strlist_json(&p->refetch_paths));
+	jset_u64(sec, "minutes", p->refetch_minutes);
+	json_object_object_add(o, "refetch", sec);
+	sec = json_object_new_object();
+	jset_u64(sec, "working_set_bytes", p->working_set);
+	jset_u64(sec, "ramp_s", p->ramp_s);
+	jset_u64(sec, "seq_bytes", p->seq_bytes);
+	jset_u64(sec, "busy_threshold_iops", p->busy_threshold_iops);
+	a = json_object_new_array();
+	for (size_t i = 0; i < p->nruns; i++) {
+		const struct accept_run *r = &p->runs[i];
+		json_object *ro = json_object_new_object();
+
+		jset_str(ro, "name", r->name);
+		jset_str(ro, "mode", r->sequential ? "seqread" : "randread");
+		jset_u64(ro, "inflight", r->inflight);
+		jset_u64(ro, "duration_s", r->duration_s);
+		jset_u64(ro, "min_iops", r->min_iops);
+		jset_u64(ro, "max_p50_us", r->max_p50_us);
+		jset_u64(ro, "max_p99_us", r->max_p99_us);
+		jset_u64(ro, "max_p99_9_us", r->max_p99_9_us);
+		jset_u64(ro, "min_mb_s", r->min_mb_s);
+		json_object_array_add(a, ro);
+	}
+	json_object_object_add(sec, "runs", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < p->nengine; i++) {
+		json_object *eo = json_object_new_object();
+
+		jset_str(eo, "name", p->engine[i].name);
+		jset_str(eo, "command", p->engine[i].command);
+		jset_u64(eo, "timeout_s", p->engine[i].timeout_s);
+		json_object_array_add(a, eo);
+	}
+	json_object_object_add(sec, "engine", a);
+	json_object_object_add(o, "accept", sec);
+	sec = json_object_new_object();
+	jset_str(sec, "install_os", p->cmd_install_os);
+	jset_str(sec, "agent_install", p->cmd_agent_install);
+	jset_str(sec, "runtime_install", p->cmd_runtime_install);
+	jset_str(sec, "refetch", p->cmd_refetch);
+	json_object_object_add(o, "commands", sec);
+	a = json_object_new_array();
+	for (size_t i = 0; i < p->ndrives; i++) {
+		const struct profile_drive *d = &p->drives[i];
+		json_object *dobj = json_object_new_object();
+
+		jset_str(dobj, "name", d->name);
+		jset_str(dobj, "match", d->match);
+		jset_str(dobj, "verdict", d->verdict);
+		jset_str(dobj, "reason", d->reason);
+		json_object_array_add(a, dobj);
+	}
+	json_object_object_add(o, "drives", a);
+	sec = json_object_new_object();
+	jset_u64(sec, "tarball_bytes", p->limits.tarball_bytes);
+	jset_u64(sec, "expanded_bytes", p->limits.expanded_bytes);
+	jset_u64(sec, "data_bytes", p->limits.data_bytes);
+	jset_u64(sec, "entry_bytes", p->limits.entry_bytes);
+	jset_u64(sec, "entries", p->limits.entries);
+	jset_u64(sec, "state_records", p->limits.state_records);
+	json_object_object_add(o, "limits", sec);
+	return o;
 }

@@ -101,3 +101,13 @@ int profile_load(const char *path, struct profile **out, char **err);
 void profile_free(struct profile *p);
 /* Expand a leading "~/" against `home`; other paths are returned as copies. */
 char *profile_expand(const char *path, const char *home);
+
+/* Which profile is in force, in this order: `opt` (--profile FILE), else $SWAPTOOL_PROFILE, else the
+ * site profile SYSCONFDIR/swaptool/profile.ini when it exists ($SWAPTOOL_SYSCONFDIR replaces the
+ * build's sysconfdir), else none (*path NULL: the built-in profile). *from names the source:
+ * "--profile", "SWAPTOOL_PROFILE", "site" or "built-in". The caller frees *path. */
+void profile_locate(const char *opt, char **path, const char **from);
+
+/* The values of a loaded profile as one JSON object (swaptool config). */
+struct json_object;
+struct json_object *profile_to_json(const struct profile *p);

@@ -29,6 +29,10 @@ int step_bad_option(struct ctx *ctx, int argc, char **argv)
 	if (optopt && optopt < 0x100 && !startswith(opt, "--"))
 		return ctx_error(ctx, EXIT_USAGE, "bad or incomplete option '-%c'; see 'swaptool help %s'", optopt,
 				 ctx->step);
+	/* getopt_long leaves optopt 0 for a long option it does not know (else the option's value) */
+	if (!optopt && startswith(opt, "--"))
+		return ctx_error(ctx, EXIT_USAGE, "unknown option '%.*s'; see 'swaptool help %s'",
+				 (int)strcspn(opt, "="), opt, ctx->step);
 	return ctx_error(ctx, EXIT_USAGE, "bad or incomplete option '%s'; see 'swaptool help %s'", opt, ctx->step);
 }
 

@@ -24,6 +24,7 @@
 
 enum step_flags {
 	STEP_SAVES_RECORD = 1 << 0, /* main writes the record to the state directory */
+	STEP_READS_ONLY = 1 << 1,   /* changes nothing: its result is shown even when its record cannot be saved */
 };
 
 struct step {
