@@ -3,6 +3,7 @@
 #include "steps.h"
 
 #include <fcntl.h>
+#include <locale.h>
 #include <signal.h>
 
 #include <archive.h>
@@ -376,6 +377,10 @@ int main(int argc, char **argv)
 	int code;
 
 	signal(SIGPIPE, SIG_IGN);
+	/* The output is UTF-8 whatever the locale (records, JSON): libsmartcols would write the bytes of
+	 * "°C" as \xc2\xb0 under the C locale, so character types are UTF-8's. */
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		setlocale(LC_CTYPE, "");
 	code = check_std_fds();
 	if (code)
 		return code;

@@ -3,6 +3,7 @@
 #include "util.h"
 #include "out.h"
 
+#include <libsmartcols/libsmartcols.h>
 #include <time.h>
 
 #define ANSI_BOLD "\033[1m"
@@ -107,60 +108,127 @@ void table_cellf(struct table *t, const char *fmt, ...)
 	t->next_col = (t->next_col + 1) % t->ncols;
 }
 
-/* Display width: count UTF-8 lead bytes, skip ANSI escape sequences. */
-static size_t display_width(const char *s)
+/* Display width of UTF-8 text: lead bytes (the tables hold no wide characters). */
+static size_t text_width(const char *s, size_t n)
 {
 	size_t w = 0;
 
-	while (*s) {
-		if (*s == '\033') {
-			while (*s && *s != 'm')
-				s++;
-			if (*s)
-				s++;
-			continue;
-		}
-		if (((unsigned char)*s & 0xC0) != 0x80)
+	for (size_t i = 0; i < n && s[i]; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
 			w++;
-		s++;
-	}
 	return w;
 }
 
+/* Long cells wrap at spaces, not in the middle of a word: the narrowest a column may become is its
+ * longest word (libsmartcols asks chunksize for that), and each line ends at the last space that fits
+ * the width libsmartcols settled on. */
+static size_t wrap_chunksize(const struct libscols_column *cl __attribute__((unused)), const char *data,
+			     void *u __attribute__((unused)))
+{
+	size_t best = 0;
+
+	while (data && *data) {
+		size_t n = strcspn(data, " "), w = text_width(data, n);
+
+		if (w > best)
+			best = w;
+		data += n;
+		data += strspn(data, " ");
+	}
+	return best;
+}
+
+static char *wrap_nextchunk(const struct libscols_column *cl, char *data, void *u __attribute__((unused)))
+{
+	size_t width = scols_column_get_width(cl), w = 0;
+	char *cut = NULL;
+
+	if (!data || !width)
+		return NULL;
+	for (char *p = data; *p; p++) {
+		if (((unsigned char)*p & 0xC0) != 0x80)
+			w++;
+		if (*p == ' ' && w <= width + 1)
+			cut = p;
+		if (w > width) {
+			if (!cut)
+				return NULL; /* one word wider than the column: let it stand out */
+			*cut = '\0';
+			return cut + 1 + strspn(cut + 1, " ");
+		}
+	}
+	return NULL;
+}
+
+/* A cell coloured by out_status ("\033[32mPASS\033[0m") becomes its text and a colour of its own, so
+ * that libsmartcols measures the text and not the escape sequence. */
+static void set_cell(struct libscols_line *ln, size_t col, const char *text, bool colors)
+{
+	if (text[0] == '\033' && text[1] == '[') {
+		size_t seq = strcspn(text, "m") + 1;
+		const char *end = strstr(text + seq, ANSI_RESET);
+		_cleanup_free_ char *color = xasprintf("%.*s", (int)seq, text);
+		_cleanup_free_ char *plain = xasprintf("%.*s", end ? (int)(end - text - seq) : (int)strlen(text + seq),
+						       text + seq);
+
+		if (text[seq - 1] == 'm') {
+			scols_line_set_data(ln, col, plain);
+			if (colors)
+				scols_cell_set_color(scols_line_get_cell(ln, col), color);
+			return;
+		}
+	}
+	scols_line_set_data(ln, col, text);
+}
+
+static inline void scols_unref_tablep(struct libscols_table **t)
+{
+	scols_unref_table(*t);
+}
+
+/* Through libsmartcols, as lsblk and findmnt: on a terminal the table fits its width ($COLUMNS, else
+ * the tty's) with long left-aligned cells wrapped; into a pipe or a file nothing is cut or wrapped. */
 void table_fprint(FILE *f, const struct table *t, bool bold_header)
 {
-	_cleanup_free_ size_t *width = xcalloc(t->ncols, sizeof(size_t));
+	_cleanup_(scols_unref_tablep) struct libscols_table *tb = scols_new_table();
+	struct libscols_column *cl;
 
-	for (size_t r = 0; r < t->nrows; r++)
-		for (unsigned c = 0; c < t->ncols; c++) {
-			const char *cell = t->cells[r * t->ncols + c];
-			size_t w = cell ? display_width(cell) : 1;
-			if (w > width[c])
-				width[c] = w;
-		}
-	for (size_t r = 0; r < t->nrows; r++) {
-		bool header = t->has_header && r == 0;
+	if (!tb)
+		abort();
+	scols_table_set_stream(tb, f);
+	scols_table_set_column_separator(tb, "  ");
+	scols_table_enable_colors(tb, bold_header);
+	scols_table_enable_noheadings(tb, !t->has_header);
+	/* an empty first column: the two-space indent the steps' output has always had */
+	cl = scols_table_new_column(tb, "", 0, SCOLS_FL_STRICTWIDTH);
+	if (!cl)
+		abort();
+	for (unsigned c = 0; c < t->ncols; c++) {
+		const char *name = t->has_header ? t->cells[c] : "";
+		bool right = t->align[c] == ALIGN_RIGHT, wrap = !right && c + 1 == t->ncols;
 
-		fputs("  ", f);
-		if (header && bold_header)
-			fputs(ANSI_BOLD, f);
-		for (unsigned c = 0; c < t->ncols; c++) {
-			const char *cell = t->cells[r * t->ncols + c];
-			size_t pad = width[c] - (cell ? display_width(cell) : 1);
-			bool last = c + 1 == t->ncols;
-
-			if (t->align[c] == ALIGN_RIGHT)
-				fprintf(f, "%*s", (int)pad, "");
-			fputs(cell ? cell : "-", f);
-			if (t->align[c] == ALIGN_LEFT && !last)
-				fprintf(f, "%*s", (int)pad, "");
-			if (!last)
-				fputs("  ", f);
-		}
-		if (header && bold_header)
-			fputs(ANSI_RESET, f);
-		fputc('\n', f);
+		/* only the last column wraps: it holds the sentences (a finding, a summary); the others
+		 * are names and figures, read best on one line */
+		cl = scols_table_new_column(tb, name ? name : "-", 0, right ? SCOLS_FL_RIGHT : wrap ? SCOLS_FL_WRAP : 0);
+		if (!cl)
+			abort();
+		if (wrap)
+			scols_column_set_wrapfunc(cl, wrap_chunksize, wrap_nextchunk, NULL);
+		if (bold_header)
+			scols_cell_set_color(scols_column_get_header(cl), ANSI_BOLD);
 	}
+	for (size_t r = t->has_header ? 1 : 0; r < t->nrows; r++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		if (!ln)
+			abort();
+		scols_line_set_data(ln, 0, "");
+		for (unsigned c = 0; c < t->ncols; c++) {
+			const char *cell = t->cells[r * t->ncols + c];
+			set_cell(ln, c + 1, cell ? cell : "-", bold_header);
+		}
+	}
+	scols_print_table(tb);
 }
 
 void table_print(const struct ctx *ctx, const struct table *t)
