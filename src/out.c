@@ -192,6 +192,7 @@ void table_fprint(FILE *f, const struct table *t, bool bold_header)
 {
 	_cleanup_(scols_unref_tablep) struct libscols_table *tb = scols_new_table();
 	struct libscols_column *cl;
+	bool tty = isatty(fileno(f));
 
 	if (!tb)
 		abort();
@@ -205,10 +206,11 @@ void table_fprint(FILE *f, const struct table *t, bool bold_header)
 		abort();
 	for (unsigned c = 0; c < t->ncols; c++) {
 		const char *name = t->has_header ? t->cells[c] : "";
-		bool right = t->align[c] == ALIGN_RIGHT, wrap = !right && c + 1 == t->ncols;
+		bool right = t->align[c] == ALIGN_RIGHT, wrap = tty && !right && c + 1 == t->ncols;
 
 		/* only the last column wraps: it holds the sentences (a finding, a summary); the others
-		 * are names and figures, read best on one line */
+		 * are names and figures, read best on one line. Off a terminal nothing wraps: the
+		 * column's width would be its longest word. */
 		cl = scols_table_new_column(tb, name ? name : "-", 0, right ? SCOLS_FL_RIGHT : wrap ? SCOLS_FL_WRAP : 0);
 		if (!cl)
 			abort();
