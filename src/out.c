@@ -384,3 +384,59 @@ void out_progress_end(const struct ctx *ctx)
 	if (ctx->progress)
 		fputs("\r\033[K", stderr);
 }
+
+uint64_t out_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+const char *out_duration(uint64_t s, char *buf)
+{
+	if (s >= 3600)
+		snprintf(buf, 16, "%u:%02u:%02u", (unsigned)(s / 3600 % 100000), (unsigned)(s / 60 % 60),
+			 (unsigned)(s % 60));
+	else
+		snprintf(buf, 16, "%u:%02u", (unsigned)(s / 60), (unsigned)(s % 60));
+	return buf;
+}
+
+void out_progress_eta(const struct ctx *ctx, uint64_t start_ns, uint64_t done, uint64_t total, const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	uint64_t now = out_clock_ns(), elapsed = now > start_ns ? now - start_ns : 0;
+	char eta[48] = "", d[16];
+	va_list ap;
+
+	if (!ctx->progress)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	if (total && done > total)
+		done = total;
+	/* the pace so far predicts the rest; nothing until there is a pace (a second in, some done) */
+	if (total && done && elapsed >= 1000000000u) {
+		double left = (double)elapsed / 1e9 * (double)(total - done) / (double)done;
+		snprintf(eta, sizeof(eta), "  %u%%  %s left", (unsigned)(done * 100 / total),
+			 out_duration((uint64_t)(left + 0.5), d));
+	} else if (total)
+		snprintf(eta, sizeof(eta), "  %u%%", (unsigned)(done * 100 / total));
+	out_progress(ctx, "%s%s", msg, eta);
+}
+
+void out_note(const struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ctx->progress)
+		return;
+	fputs("\r\033[K", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}

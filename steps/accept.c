@@ -107,7 +107,10 @@ static double us(uint64_t ns)
 struct prog {
 	const struct ctx *ctx;
 	const char *run;
-	const char *label; /* "working set 2 GiB" in a sweep */
+	const char *label;  /* "working set 2 GiB" in a sweep */
+	unsigned k, n;      /* run k of n, sweep included */
+	uint64_t start_ns;  /* the run's start, for its time left */
+	uint64_t seq_bytes; /* what a sequential run reads: its progress in bytes */
 };
 
 static void on_progress(void *arg, const struct io_progress *p)
@@ -120,16 +123,20 @@ static void on_progress(void *arg, const struct io_progress *p)
 			 (uint64_t)(p->total_ns / 1000000000u));
 	else
 		snprintf(t, sizeof(t), "%" PRIu64 " s", (uint64_t)(p->elapsed_ns / 1000000000u));
-	out_progress(g->ctx, "accept %s%s%s: %s%s  %" PRIu64 " IOPS  p50 %" PRIu64 " us  %" PRIu64 " MB read",
-		     g->run, g->label ? " " : "", g->label ? g->label : "", t, p->ramping ? " (ramp)" : "",
-		     p->iops_now, p->p50_ns / 1000, p->bytes / 1000000);
+	/* a timed run's share is its time; a sequential one's its bytes */
+	out_progress_eta(g->ctx, g->start_ns, p->total_ns ? p->elapsed_ns : p->bytes, p->total_ns ?: g->seq_bytes,
+			 "accept run %u of %u, %s%s%s: %s%s  %" PRIu64 " IOPS  p50 %" PRIu64 " us  %" PRIu64 " MB read",
+			 g->k, g->n, g->run, g->label ? " " : "", g->label ? g->label : "", t,
+			 p->ramping ? " (ramp)" : "", p->iops_now, p->p50_ns / 1000, p->bytes / 1000000);
 }
 
 /* Run one pass and describe it as DESIGN.md §6's run object. */
 static int do_run(const struct ctx *ctx, const struct io_target *t, const struct opts *o, const struct plan_run *pr,
-		  uint64_t ws, uint64_t offset, uint64_t seed, const char *label, json_object **out, bool *clean)
+		  uint64_t ws, uint64_t offset, uint64_t seed, const char *label, unsigned k, unsigned n,
+		  json_object **out, bool *clean)
 {
-	struct prog g = { .ctx = ctx, .run = pr->name, .label = label };
+	struct prog g = { .ctx = ctx, .run = pr->name, .label = label, .k = k, .n = n, .start_ns = out_clock_ns(),
+			  .seq_bytes = o->seq_bytes < ws ? o->seq_bytes : ws };
 	struct io_spec s = {
 		.sequential = pr->sequential,
 		.block_size = pr->sequential ? 1u << 20 : 4096,
@@ -632,7 +639,26 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		}
 	}
 
-	/* the runs */
+	const unsigned nall = (unsigned)(nplan + o.nsweep);
+
+	/* the runs, announced with the time they take (the timed ones: the sequential read and the
+	 * engine gates last as long as the device and the commands make them) */
+	{
+		uint64_t secs = 0, sweep_s = o.have_duration ? o.duration_s
+					     : nplan && !plan[0].sequential ? plan[0].duration_s : 15;
+		bool seq = false;
+		char d[16];
+
+		for (size_t i = 0; i < nplan; i++) {
+			if (plan[i].sequential)
+				seq = true;
+			else
+				secs += o.ramp_s + plan[i].duration_s;
+		}
+		secs += o.nsweep * (o.ramp_s + sweep_s);
+		out_note(ctx, "accept: %u runs, about %s of timed reads%s%s", nall, out_duration(secs, d),
+			 seq ? " plus the sequential read" : "", pf->nengine || o.ngates ? " and the engine gates" : "");
+	}
 	runs = json_object_new_array();
 	gates = json_object_new_array();
 	json_object_object_add(rec->root, "runs", runs);
@@ -645,7 +671,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		size_t ng;
 		uint64_t errors;
 
-		r = do_run(ctx, &t, &o, p, ws, offset, o.seed + i, NULL, &run, &clean);
+		r = do_run(ctx, &t, &o, p, ws, offset, o.seed + i, NULL, (unsigned)i + 1, nall, &run, &clean);
 		if (r < 0) {
 			r = ctx_error(ctx, EXIT_FAILED, "cannot run the harness on '%s': %s; check io_uring is enabled "
 							"(sysctl kernel.io_uring_disabled)", path, strerror(-r));
@@ -761,7 +787,8 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 				holes = rep;
 				holes_ws = sws;
 			}
-			r = do_run(ctx, &t, &o, &sp, sws, soff, o.seed + 100 + i, label, &run, &clean);
+			r = do_run(ctx, &t, &o, &sp, sws, soff, o.seed + 100 + i, label, (unsigned)(nplan + i) + 1, nall,
+				   &run, &clean);
 			if (r < 0) {
 				json_object_put(rep);
 				r = ctx_error(ctx, EXIT_FAILED, "cannot run the sweep on '%s': %s", path, strerror(-r));
