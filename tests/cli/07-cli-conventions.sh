@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The command-line habits of nvme-cli, lsblk and ls: -V, -j, --color=WHEN, unknown options, the
+# profile's precedence, results shown when the record cannot be saved, --no-record, tables that fit.
+. "$SRCDIR/tests/lib.sh"
+
+command -v script >/dev/null || skip "no script(1) for a pty"
+esc=$(printf '\033[')
+img="$TMP/src.img"
+truncate -s 64M "$img"
+sgdisk -n1:2048:0 -t1:8300 "$img" >/dev/null || skip "sgdisk failed"
+small="$TMP/small.img"
+export SWAPTOOL_SYSCONFDIR="$TMP/etc" # no site profile unless a test writes one
+unset SWAPTOOL_PROFILE
+strip() { sed 's/\x1b\[[0-9;]*m//g; s/\r$//' "$@"; }
+# ontty COLS CMD...: run CMD on a pty COLS wide (stty, as the pty of script(1) starts 0 wide here)
+ontty() {
+	local cols=$1
+	shift
+	COLUMNS=$cols script -qec "stty cols $cols rows 40; $(printf '%q ' "$@")" /dev/null >"$TMP/tty.out" 2>&1 || true
+}
+
+# -V and -j: short spellings of --version and --json.
+run 0 "$SWAPTOOL" -V
+[ "$OUT" = "swaptool $("$SWAPTOOL" --version | sed 's/^swaptool //')" ] || fail "-V: '$OUT'"
+contains "swaptool 0."
+run 0 "$SWAPTOOL" -j -V
+jeq .schema swaptool/1
+run 1 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 32M -j
+[ "$(printf '%s' "$OUT" | jq -s length)" = 1 ] || fail "-j: not one JSON document"
+jeq .step preflight
+jeq .verdict fail
+ok "-V and -j"
+
+# --color=always colours even a pipe; never and NO_COLOR and TERM=dumb keep a terminal plain.
+run 0 "$SWAPTOOL" --state "$STATE" --color=always preflight "$img" --target 2TB
+case "$OUT" in *"$esc"*) ;; *) fail "--color=always: no ESC[ in a pipe";; esac
+run 0 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2TB --color=auto
+case "$OUT" in *"$esc"*) fail "--color=auto: colour into a pipe";; esac
+ontty 80 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2TB
+grep -qF "$esc" "$TMP/tty.out" || fail "auto: no colour on a terminal"
+ontty 80 "$SWAPTOOL" --state "$STATE" --color=never preflight "$img" --target 2TB
+! grep -qF "$esc" "$TMP/tty.out" || fail "colour despite --color=never"
+NO_COLOR=1 ontty 80 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2TB
+! grep -qF "$esc" "$TMP/tty.out" || fail "colour despite NO_COLOR"
+TERM=dumb ontty 80 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2TB
+! grep -qF "$esc" "$TMP/tty.out" || fail "colour despite TERM=dumb"
+NO_COLOR=1 ontty 80 "$SWAPTOOL" --state "$STATE" --color=always preflight "$img" --target 2TB
+grep -qF "$esc" "$TMP/tty.out" || fail "--color=always is not stronger than NO_COLOR"
+run 2 "$SWAPTOOL" --color=sometimes preflight "$img" --target 2TB
+contains "bad --color 'sometimes'"
+ok "--color=WHEN, NO_COLOR, TERM=dumb"
+
+# Unknown options are unknown options (exit 2, named), before or after the step; never a step.
+run 2 "$SWAPTOOL" --xyz preflight "$img" --target 2TB
+contains "unknown option '--xyz'"
+case "$ERR" in *"unknown step"*) fail "an option reported as a step";; esac
+run 2 "$SWAPTOOL" -Z
+contains "unknown option '-Z'"
+run 2 "$SWAPTOOL" --xyz=3
+contains "unknown option '--xyz'"
+run 2 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2TB --xyz
+contains "unknown option '--xyz'"
+run 2 "$SWAPTOOL" -j --frob preflight
+jeq .error.exit_code 2
+jeq .error.message "unknown option '--frob'; 'swaptool --help' lists the options"
+ok "unknown options"
+
+# The profile: --profile, then $SWAPTOOL_PROFILE, then SYSCONFDIR/swaptool/profile.ini, then built-in.
+printf '[refetch]\nminutes = 11\n' >"$TMP/opt.ini"
+printf '[refetch]\nminutes = 22\n' >"$TMP/env.ini"
+mkdir -p "$TMP/etc/swaptool"
+run 0 "$SWAPTOOL" -j config
+jeq .profile.source built-in
+jeq .profile.path null
+jeq .profile.values.refetch.minutes 50
+printf '[refetch]\nminutes = 33\n' >"$TMP/etc/swaptool/profile.ini"
+run 0 "$SWAPTOOL" -j config
+jeq .profile.source site
+jeq .profile.path "$TMP/etc/swaptool/profile.ini"
+jeq .profile.values.refetch.minutes 33
+SWAPTOOL_PROFILE="$TMP/env.ini" run 0 "$SWAPTOOL" -j config
+jeq .profile.source SWAPTOOL_PROFILE
+jeq .profile.values.refetch.minutes 22
+SWAPTOOL_PROFILE="$TMP/env.ini" run 0 "$SWAPTOOL" -j --profile "$TMP/opt.ini" config
+jeq .profile.source --profile
+jeq .profile.values.refetch.minutes 11
+run 0 "$SWAPTOOL" config
+contains "profile: site ('$TMP/etc/swaptool/profile.ini')"
+contains "refetch.minutes"
+run 0 "$SWAPTOOL" --version --verbose
+contains "libsmartcols"
+contains "profile: site ('$TMP/etc/swaptool/profile.ini')"
+run 0 "$SWAPTOOL" -j -V --verbose
+jeq .profile.source site
+[ "$(printf '%s' "$OUT" | jq -r '.libraries.libblkid')" != null ] || fail "no library versions"
+# a site profile that is there but broken is an error, not a silent fall back to the defaults
+printf '[refetch]\nminutes = many\n' >"$TMP/etc/swaptool/profile.ini"
+run 2 "$SWAPTOOL" config
+contains "profile.ini"
+SWAPTOOL_SYSCONFDIR="$TMP/none" run 0 "$SWAPTOOL" -j config
+jeq .profile.source built-in
+rm "$TMP/etc/swaptool/profile.ini"
+ok "profile precedence"
+
+# A read-only step whose record cannot be saved still shows its result, warns and keeps its code.
+touch "$TMP/file"
+bad="$TMP/file/state" # under a regular file: no one can create it, root included
+run 1 "$SWAPTOOL" --state "$bad" preflight "$img" --target 32M
+contains "verdict: FAIL"
+contains "warning: cannot write the record to '$bad'"
+run 0 "$SWAPTOOL" --state "$bad" preflight "$img" --target 2TB -j
+jeq .verdict warn
+[ "$(printf '%s' "$OUT" | jq -s length)" = 1 ] || fail "not one JSON document"
+contains "warning: cannot write the record"
+run 0 "$SWAPTOOL" --state "$bad" plan "$img" --target 2TB
+contains "warning: cannot write the record"
+# --no-record: nothing in the state directory, and no warning
+run 0 "$SWAPTOOL" --state "$TMP/nr" --no-record preflight "$img" --target 2TB
+[ ! -e "$TMP/nr" ] || fail "--no-record wrote '$(ls -R "$TMP/nr")'"
+case "$ERR" in *warning*) fail "--no-record warned: $ERR";; esac
+run 0 "$SWAPTOOL" --state "$TMP/nr" preflight "$img" --target 2TB
+[ -s "$TMP/nr/preflight.json" ] || fail "no record without --no-record"
+ok "results are never lost; --no-record"
+
+# Tables fit the terminal: the drive-class finding wraps within 60 and 80 columns, every word kept;
+# into a pipe it stays one line (as lsblk: nothing cut when not a terminal).
+N=$SRCDIR/fixtures/nvme
+[ -d "$N/xg7000" ] || skip "no NVMe fixtures"
+run 0 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2000398934016 --from-dumps "$N/xg7000"
+oneline=$(printf '%s\n' "$OUT" | grep 'drive-class') || fail "no drive-class row"
+[ "$(printf '%s\n' "$oneline" | wc -l)" = 1 ] && [ ${#oneline} -gt 200 ] || fail "pipe: finding not on one line"
+for cols in 60 80; do
+	ontty $cols "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2000398934016 --from-dumps "$N/xg7000"
+	strip "$TMP/tty.out" | sed -n '/^checks$/,/^$/p' >"$TMP/checks.txt"
+	grep -q 'drive-class' "$TMP/checks.txt" || { cat "$TMP/tty.out" >&2; fail "$cols: no checks table"; }
+	long=$(awk -v c="$cols" 'length($0) > c' "$TMP/checks.txt")
+	[ -z "$long" ] || fail "$cols columns: lines wider than the terminal: $long"
+	# the finding, joined again, is the one-line finding
+	joined=$(awk '/drive-class/ { on = 1; sub(/^ *[A-Z]+ +drive-class +/, ""); printf "%s", $0; next }
+		on && /^          / { sub(/^ +/, " "); printf "%s", $0; next } { on = 0 }' "$TMP/checks.txt")
+	want=$(printf '%s\n' "$oneline" | sed 's/^ *[A-Z]* *drive-class *//')
+	[ "$joined" = "$want" ] || fail "$cols columns: finding changed: '$joined' vs '$want'"
+	[ "$(grep -c . <<<"$(sed -n '/drive-class/,/health/p' "$TMP/checks.txt")")" -gt 3 ] || fail "$cols: not wrapped"
+done
+ok "tables fit 60 and 80 columns"
