@@ -656,7 +656,8 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 				secs += o.ramp_s + plan[i].duration_s;
 		}
 		secs += o.nsweep * (o.ramp_s + sweep_s);
-		out_note(ctx, "accept: %u runs, about %s of timed reads%s%s", nall, out_duration(secs, d),
+		out_note(ctx, "accept: %u run%s, about %s of timed reads%s%s", nall, nall == 1 ? "" : "s",
+			 out_duration(secs, d),
 			 seq ? " plus the sequential read" : "", pf->nengine || o.ngates ? " and the engine gates" : "");
 	}
 	runs = json_object_new_array();

@@ -144,3 +144,27 @@ for cols in 60 80; do
 	[ "$(grep -c . <<<"$(sed -n '/drive-class/,/health/p' "$TMP/checks.txt")")" -gt 3 ] || fail "$cols: not wrapped"
 done
 ok "tables fit 60 and 80 columns"
+
+# Progress on a terminal: accept announces its timed total, then shows run k of N with the time left.
+D=$TMP
+if [ "$(stat -f -c %T "$D")" = tmpfs ]; then
+	D=$(mktemp -d /var/tmp/swaptool-conv.XXXXXX)
+	trap 'rm -rf "$D"; cleanup_test' EXIT
+fi
+[ "$(stat -f -c %T "$D")" = tmpfs ] && skip "no disk-backed directory for O_DIRECT"
+head -c 16M /dev/urandom >"$D/shard"
+sync "$D/shard"
+ontty 80 "$SWAPTOOL" --state "$STATE" accept "$D/shard" --working-set 8M --inflight 4,8 --duration 2 --ramp 1 \
+	--seq-bytes 8M
+tr '\r' '\n' <"$TMP/tty.out" | strip >"$TMP/progress.txt"
+grep -q 'accept: 3 runs, about 0:06 of timed reads plus the sequential read' "$TMP/progress.txt" ||
+	{ cat "$TMP/progress.txt" >&2; fail "accept did not announce its time"; }
+grep -q 'accept run 1 of 3, rand4: .*%  0:0[0-9] left' "$TMP/progress.txt" || fail "no time left in run 1 of 3"
+grep -q 'accept run 2 of 3, rand8: ' "$TMP/progress.txt" || fail "no run 2 of 3"
+grep -q 'accept run 3 of 3, seq: ' "$TMP/progress.txt" || fail "no run 3 of 3"
+# nothing of it off a terminal
+"$SWAPTOOL" --state "$STATE" accept "$D/shard" --working-set 8M --inflight 4 --duration 1 --ramp 0 --no-seq \
+	>/dev/null 2>"$TMP/err" || [ $? = 1 ] || fail "accept off a terminal failed: $(cat "$TMP/err")"
+ERR=$(cat "$TMP/err")
+case "$ERR" in *"run 1 of"*|*"about"*) fail "progress off a terminal: $ERR";; esac
+ok "progress with the time left"
