@@ -19,6 +19,9 @@ static int step_config_run(struct ctx *ctx, int argc, char **argv, struct record
 {
 	json_object *p = json_object_new_object();
 
+	if (argc > 1 && argv[1][0] == '-')
+		return ctx_error(ctx, EXIT_USAGE, "unknown option '%.*s'; see 'swaptool help config'",
+				 (int)strcspn(argv[1], "="), argv[1]);
 	if (argc > 1)
 		return ctx_error(ctx, EXIT_USAGE, "config takes no arguments ('%s'); see 'swaptool help config'",
 				 argv[1]);
@@ -490,8 +493,8 @@ static int swaptool_main(int argc, char **argv)
 			 * plan --rehearse is evidence the report needs, so it fails like the steps that write. */
 			if (r < 0 && (s->flags & STEP_READS_ONLY) && !jget(rec.root, "rehearsal")) {
 				fprintf(stderr, "swaptool %s: warning: cannot write the record to '%s': %s; the result "
-						"below is not saved: pass --state DIR with a writable directory to keep "
-						"it, or --no-record\n", s->name, ctx.state_dir, strerror(-r));
+						"is shown but not saved: pass --state DIR with a writable directory to "
+						"keep it, or --no-record\n", s->name, ctx.state_dir, strerror(-r));
 				r = 0;
 			}
 			if (r < 0) {

@@ -61,6 +61,8 @@ run 2 "$SWAPTOOL" --xyz=3
 contains "unknown option '--xyz'"
 run 2 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2TB --xyz
 contains "unknown option '--xyz'"
+run 2 "$SWAPTOOL" config --frob
+contains "unknown option '--frob'"
 run 2 "$SWAPTOOL" -j --frob preflight
 jeq .error.exit_code 2
 jeq .error.message "unknown option '--frob'; 'swaptool --help' lists the options"
@@ -115,6 +117,10 @@ jeq .verdict warn
 contains "warning: cannot write the record"
 run 0 "$SWAPTOOL" --state "$bad" plan "$img" --target 2TB
 contains "warning: cannot write the record"
+# a step whose record is evidence (the rehearsal) still fails when it cannot be saved
+run 3 "$SWAPTOOL" --state "$bad" plan "$img" --target 2TB --rehearse --scratch "$TMP"
+contains "cannot write the record to '$bad'"
+case "$OUT" in *verdict*) fail "plan --rehearse showed a result it could not save";; esac
 # --no-record: nothing in the state directory, and no warning
 run 0 "$SWAPTOOL" --state "$TMP/nr" --no-record preflight "$img" --target 2TB
 [ ! -e "$TMP/nr" ] || fail "--no-record wrote '$(ls -R "$TMP/nr")'"
@@ -154,7 +160,7 @@ fi
 [ "$(stat -f -c %T "$D")" = tmpfs ] && skip "no disk-backed directory for O_DIRECT"
 head -c 16M /dev/urandom >"$D/shard"
 sync "$D/shard"
-ontty 80 "$SWAPTOOL" --state "$STATE" accept "$D/shard" --working-set 8M --inflight 4,8 --duration 2 --ramp 1 \
+ontty 80 "$SWAPTOOL" --state "$STATE" accept "$D/shard" --force --working-set 8M --inflight 4,8 --duration 2 --ramp 1 \
 	--seq-bytes 8M
 tr '\r' '\n' <"$TMP/tty.out" | strip >"$TMP/progress.txt"
 grep -q 'accept: 3 runs, about 0:06 of timed reads plus the sequential read' "$TMP/progress.txt" ||
@@ -163,7 +169,7 @@ grep -q 'accept run 1 of 3, rand4: .*%  0:0[0-9] left' "$TMP/progress.txt" || fa
 grep -q 'accept run 2 of 3, rand8: ' "$TMP/progress.txt" || fail "no run 2 of 3"
 grep -q 'accept run 3 of 3, seq: ' "$TMP/progress.txt" || fail "no run 3 of 3"
 # nothing of it off a terminal
-"$SWAPTOOL" --state "$STATE" accept "$D/shard" --working-set 8M --inflight 4 --duration 1 --ramp 0 --no-seq \
+"$SWAPTOOL" --state "$STATE" accept "$D/shard" --force --working-set 8M --inflight 4 --duration 1 --ramp 0 --no-seq \
 	>/dev/null 2>"$TMP/err" || [ $? = 1 ] || fail "accept off a terminal failed: $(cat "$TMP/err")"
 ERR=$(cat "$TMP/err")
 case "$ERR" in *"run 1 of"*|*"about"*) fail "progress off a terminal: $ERR";; esac
