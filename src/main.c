@@ -17,7 +17,7 @@
 /* config: a read-only view of the profile in force (the step lives here: it has no data of its own). */
 static int step_config_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
-	json_object *p = json_object_new_object();
+	json_object *p;
 
 	if (argc > 1 && argv[1][0] == '-')
 		return ctx_error(ctx, EXIT_USAGE, "unknown option '%.*s'; see 'swaptool help config'",
@@ -25,6 +25,7 @@ static int step_config_run(struct ctx *ctx, int argc, char **argv, struct record
 	if (argc > 1)
 		return ctx_error(ctx, EXIT_USAGE, "config takes no arguments ('%s'); see 'swaptool help config'",
 				 argv[1]);
+	p = json_object_new_object();
 	jset_str(p, "source", ctx->profile_from);
 	jset_str(p, "path", ctx->profile_path);
 	json_object_object_add(p, "values", profile_to_json(ctx->profile));
