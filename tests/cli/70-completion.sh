@@ -62,6 +62,10 @@ c "restore $TMP/d/"; has "$TMP/d/b.tar.gz"
 c "restore --undo $TMP/d/"; has "$TMP/d/b.tar.gz"
 c "compare $TMP/d/a.json $TMP/d/"; has "$TMP/d/a.json"
 c "verify-report $TMP/d/"; has "$TMP/d/a.json"
+c "metrics $TMP/d/"; has "$TMP/d/a.json"
+c "fleet x y z $TMP/d/"; has "$TMP/d/a.json" # RECORD... repeats
+c "fleet --reference "; [ -z "$OUT" ] || fail "--reference offers '$OUT'"
+c "metrics --out $TMP/d/"; has "$TMP/d/a.json"
 # no operand after the last one
 c "compare x y $TMP/d/"; [ -z "$OUT" ] || fail "a third compare operand offers '$OUT'"
 # devices where a step reads one: block devices and NVMe controllers, next to image files
