@@ -48,7 +48,8 @@ dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/contents"
 for f in ./usr/bin/swaptool ./usr/share/man/man1/swaptool.1.gz ./usr/share/man/man1/swaptool-metrics.1.gz \
 	./usr/share/man/man1/swaptool-fleet.1.gz ./usr/share/man/man5/swaptool-profile.5.gz \
 	./usr/share/bash-completion/completions/swaptool ./usr/share/doc/swaptool/profile.example.ini \
-	./usr/share/doc/swaptool/copyright ./usr/share/doc/swaptool/changelog.Debian.gz; do
+	./usr/share/doc/swaptool/copyright ./usr/share/doc/swaptool/changelog.Debian.gz \
+	./usr/share/doc/swaptool/examples/ansible/roles/swaptool/tasks/main.yml; do
 	grep -qxF "$f" "$tmp/contents" || fail "the package lacks $f"
 done
 n=$(grep -c '^./usr/share/man/man[15]/swaptool.*\.gz$' "$tmp/contents")
