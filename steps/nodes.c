@@ -17,7 +17,10 @@ bool utf8_valid(const char *s)
 
 	while (*p) {
 		unsigned n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : 4;
-		if (n == 4 || (n == 1 && *p < 0xc2))
+		/* as Go's utf8.ValidString (promtool, node_exporter): no overlong forms, no surrogates
+		 * (U+D800..U+DFFF), nothing above U+10FFFF */
+		if (n == 4 || (n == 1 && *p < 0xc2) || *p > 0xf4 || (*p == 0xe0 && p[1] < 0xa0) ||
+		    (*p == 0xed && p[1] >= 0xa0) || (*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] >= 0x90))
 			return false;
 		p++;
 		for (; n; n--, p++)

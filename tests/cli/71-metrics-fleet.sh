@@ -105,6 +105,12 @@ run 0 "$SWAPTOOL" metrics "$TMP/evil2.json"
 printf '%s\n' "$OUT" >"$TMP/m.prom"
 promcheck "$TMP/m.prom"
 grep -qF 'model="Ev?il\nModel é"' "$TMP/m.prom" || fail "a byte that is not UTF-8 is not replaced: $(grep -m1 iops "$TMP/m.prom")"
+# a UTF-16 surrogate and an overlong form in UTF-8 clothing are not UTF-8 either
+printf '%s' "$(jq -c '.drive.model = "AXB" | .drive.serial = "CYD"' "$TMP/a4.json")" | sed 's/AXB/A\xed\xa0\x80B/; s/CYD/C\xe0\x80\xafD/' >"$TMP/evil3.json"
+run 0 "$SWAPTOOL" metrics "$TMP/evil3.json"
+printf '%s\n' "$OUT" >"$TMP/m.prom"
+promcheck "$TMP/m.prom"
+grep -qF 'serial="C???D",model="A???B"' "$TMP/m.prom" || fail "surrogates or overlong forms pass: $(grep -m1 iops "$TMP/m.prom")"
 # not records: exit 3 and nothing on stdout; other steps' records are listed as ignored
 echo '[1,2]' >"$TMP/arr.json"
 echo 'not json' >"$TMP/bad.json"
