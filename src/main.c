@@ -104,6 +104,18 @@ static const struct step steps[] = {
 	  "swaptool compare A.json B.json\n"
 	  "  A.json, B.json  accept records (STATE/accept.json) or signed reports (report.json)\n",
 	  step_compare_run, step_compare_render, 0 },
+	{ "metrics", "records and reports as node_exporter textfile metrics (Prometheus text format)",
+	  "swaptool metrics RECORD... [--out FILE]\n"
+	  "  RECORD      preflight or accept records (STATE/STEP.json), report records or report.json, of any nodes\n"
+	  "  --out FILE  write FILE atomically, mode 0644 (e.g. in node_exporter's textfile directory)\n",
+	  step_metrics_run, step_metrics_render, 0 },
+	{ "fleet", "many nodes in one view: drive class, delta, path, accept figures against a reference, gates",
+	  "swaptool fleet RECORD... [--reference HOST]\n"
+	  "  RECORD            preflight or accept records (STATE/STEP.json), report records or report.json\n"
+	  "  --reference HOST  the node the others' accept figures are divided by (default: the first\n"
+	  "                    node whose accept passed)\n"
+	  "exit: 0 every node passes, 1 a node failed a step, 2 usage, 3 unreadable or malformed input\n",
+	  step_fleet_run, step_fleet_render, 0 },
 };
 
 static const struct step *find_step(const char *name)
