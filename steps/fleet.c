@@ -15,7 +15,7 @@ static json_object *run_names(const struct node_set *set)
 	json_object *names = json_object_new_array();
 
 	for (size_t i = 0; i < set->nnodes; i++) {
-		json_object *runs = jarr(set->nodes[i].accept, "runs");
+		json_object *runs = jget_array(set->nodes[i].accept, "runs");
 		for (size_t k = 0; runs && k < json_object_array_length(runs); k++) {
 			const char *n = jget_str(json_object_array_get_idx(runs, k), "name");
 			bool seen = false;
@@ -30,7 +30,7 @@ static json_object *run_names(const struct node_set *set)
 
 static json_object *find_run(json_object *acc, const char *name)
 {
-	json_object *runs = jarr(acc, "runs");
+	json_object *runs = jget_array(acc, "runs");
 
 	for (size_t i = 0; runs && i < json_object_array_length(runs); i++)
 		if (streq(jget_str(json_object_array_get_idx(runs, i), "name"), name))
@@ -41,7 +41,7 @@ static json_object *find_run(json_object *acc, const char *name)
 /* The figures of one run, numbers only where the record has numbers. */
 static json_object *run_figures(json_object *run)
 {
-	json_object *o = json_object_new_object(), *lat = jobj(run, "lat_us");
+	json_object *o = json_object_new_object(), *lat = jget_object(run, "lat_us");
 	double v;
 	int64_t n;
 
@@ -75,7 +75,7 @@ static void ratio(json_object *o, const char *key, json_object *ref, const char 
 static json_object *accept_view(const struct node *n, const struct node *ref, json_object *names)
 {
 	json_object *o = json_object_new_object(), *runs = json_object_new_array(), *failed = json_object_new_array();
-	json_object *gates = jarr(n->accept, "gates"), *d = jobj(n->accept, "drive"), *t = jobj(n->accept, "target");
+	json_object *gates = jget_array(n->accept, "gates"), *d = jget_object(n->accept, "drive"), *t = jget_object(n->accept, "target");
 	size_t total = 0, passed = 0;
 	bool run, efailed;
 	double v;
@@ -152,8 +152,8 @@ static json_object *node_view(struct record *rec, const struct node *n, const st
 
 	jset_str(o, "host", n->host);
 	if (pf) {
-		json_object *src = jobj(pf, "source"), *sid = jobj(pf, "source_identity"), *tid = jobj(pf, "target_identity");
-		json_object *p = json_object_new_object(), *paths = jobj(pf, "paths");
+		json_object *src = jget_object(pf, "source"), *sid = jget_object(pf, "source_identity"), *tid = jget_object(pf, "target_identity");
+		json_object *p = json_object_new_object(), *paths = jget_object(pf, "paths");
 		_cleanup_free_ char *pwhy = NULL;
 		enum status st = report_judge_step("preflight", pf, &pwhy);
 
@@ -162,7 +162,7 @@ static json_object *node_view(struct record *rec, const struct node *n, const st
 							     jget_str(src, "serial") ?: jget_str(sid, "serial")));
 		json_object_object_add(o, "target", drive_view(node_drive_class(pf, "target"), jget_str(tid, "model"),
 							      jget_str(tid, "serial")));
-		if (jnum(jobj(pf, "target"), "size_bytes", &v))
+		if (jnum(jget_object(pf, "target"), "size_bytes", &v))
 			jset_double(jget(o, "target"), "size_bytes", v);
 		if (jnum(pf, "delta_bytes", &v))
 			jset_double(o, "delta_bytes", v);
@@ -307,7 +307,7 @@ static void cell_bytes_delta(struct table *t, json_object *v)
 
 void step_fleet_render(const struct ctx *ctx, json_object *record)
 {
-	json_object *nodes = jarr(record, "nodes"), *names = jarr(record, "runs"), *ref = jobj(record, "reference");
+	json_object *nodes = jget_array(record, "nodes"), *names = jget_array(record, "runs"), *ref = jget_object(record, "reference");
 	size_t nruns = names ? json_object_array_length(names) : 0;
 	_cleanup_table_ struct table *t = table_new(7), *a = table_new((unsigned)(3 + nruns));
 
@@ -315,7 +315,7 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 	table_header(t, "host", "drive", "class", "HMB", "target", "delta", "path");
 	table_align(t, 5, ALIGN_RIGHT);
 	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
-		json_object *n = json_object_array_get_idx(nodes, i), *d = jobj(n, "drive"), *tg = jobj(n, "target");
+		json_object *n = json_object_array_get_idx(nodes, i), *d = jget_object(n, "drive"), *tg = jget_object(n, "target");
 		_cleanup_free_ char *cls = NULL, *hmb = NULL, *tcls = NULL;
 		double v;
 
@@ -326,7 +326,7 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 				      jget_str(tg, "class_verdict") ?: "", jget_str(tg, "class_verdict") ? ")" : "")
 			  : xstrdup("-");
 		table_cellf(t, "%s", jget_str(n, "host") ?: "?");
-		table_cellf(t, "%s", jget_str(d, "model") ?: jget_str(jobj(n, "accept"), "model") ?: "-");
+		table_cellf(t, "%s", jget_str(d, "model") ?: jget_str(jget_object(n, "accept"), "model") ?: "-");
 		table_cellf(t, "%s", cls);
 		table_cellf(t, "%s", hmb);
 		table_cellf(t, "%s", tcls);
@@ -351,8 +351,8 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 	for (size_t k = 1; k <= nruns; k++)
 		table_align(a, (unsigned)k, ALIGN_RIGHT);
 	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
-		json_object *n = json_object_array_get_idx(nodes, i), *acc = jobj(n, "accept");
-		json_object *runs = jarr(acc, "runs"), *g = jobj(acc, "gates");
+		json_object *n = json_object_array_get_idx(nodes, i), *acc = jget_object(n, "accept");
+		json_object *runs = jget_array(acc, "runs"), *g = jget_object(acc, "gates");
 		enum status st = ST_SKIP;
 
 		table_cellf(a, "%s", jget_str(n, "host") ?: "?");

@@ -208,7 +208,7 @@ static const char *const verdicts[] = { "pass", "warn", "fail", NULL };
 
 static void drive(struct family *fams, const struct ids *id, const char *role, json_object *cls, json_object *ident)
 {
-	json_object *smart = jobj(ident, "smart");
+	json_object *smart = jget_object(ident, "smart");
 	double v;
 
 	if (cls) {
@@ -248,8 +248,8 @@ static void drive(struct family *fams, const struct ids *id, const char *role, j
 
 static void preflight(struct family *fams, const char *host, json_object *pf)
 {
-	json_object *src = jobj(pf, "source"), *tgt = jobj(pf, "target"), *paths = jobj(pf, "paths");
-	json_object *sid = jobj(pf, "source_identity"), *tid = jobj(pf, "target_identity");
+	json_object *src = jget_object(pf, "source"), *tgt = jget_object(pf, "target"), *paths = jget_object(pf, "paths");
+	json_object *sid = jget_object(pf, "source_identity"), *tid = jget_object(pf, "target_identity");
 	struct ids s = { host, jget_str(src, "path"), jget_str(src, "serial") ?: jget_str(sid, "serial"),
 			 jget_str(src, "model") ?: jget_str(sid, "model") };
 	struct ids t = { host, jget_str(tgt, "path"), jget_str(tid, "serial"), jget_str(tid, "model") };
@@ -261,7 +261,7 @@ static void preflight(struct family *fams, const char *host, json_object *pf)
 	sample_num(fams, F_PF_SOURCE_BYTES, &s, src, "size_bytes", 1);
 	sample_num(fams, F_PF_TARGET_BYTES, &s, tgt, "size_bytes", 1);
 	for (size_t i = 0; i < ARRAY_SIZE(path_names); i++) {
-		json_object *p = jobj(paths, path_names[i]), *possible = jget(p, "possible");
+		json_object *p = jget_object(paths, path_names[i]), *possible = jget(p, "possible");
 		if (possible && json_object_is_type(possible, json_type_boolean))
 			sample(fams, F_PF_PATH_POSSIBLE, NULL, &s, json_object_get_boolean(possible), "path", path_names[i], NULL);
 	}
@@ -275,7 +275,7 @@ static void preflight(struct family *fams, const char *host, json_object *pf)
 
 static void accept_ids(const char *host, json_object *acc, struct ids *id)
 {
-	json_object *d = jobj(acc, "drive"), *t = jobj(acc, "target");
+	json_object *d = jget_object(acc, "drive"), *t = jget_object(acc, "target");
 
 	*id = (struct ids){ host, jget_str(d, "disk") ?: jget_str(t, "device") ?: jget_str(t, "path"),
 			    jget_str(d, "serial"), jget_str(d, "model") };
@@ -283,7 +283,7 @@ static void accept_ids(const char *host, json_object *acc, struct ids *id)
 
 static void accept(struct family *fams, const char *host, json_object *acc)
 {
-	json_object *runs = jarr(acc, "runs"), *gates = jarr(acc, "gates"), *eg = jget(acc, "engine_gates_run");
+	json_object *runs = jget_array(acc, "runs"), *gates = jget_array(acc, "gates"), *eg = jget(acc, "engine_gates_run");
 	static const struct { const char *key, *q; } pct[] = {
 		{ "p50", "0.5" }, { "p90", "0.9" }, { "p99", "0.99" }, { "p99_9", "0.999" },
 	};
@@ -292,9 +292,9 @@ static void accept(struct family *fams, const char *host, json_object *acc)
 	accept_ids(host, acc, &id);
 	finished(fams, &id, acc, "accept");
 	stateset(fams, F_ACC_VERDICT, &id, "verdict", jget_str(acc, "verdict"), verdicts);
-	sample_num(fams, F_ACC_WS, &id, jobj(acc, "target"), "working_set_bytes", 1);
+	sample_num(fams, F_ACC_WS, &id, jget_object(acc, "target"), "working_set_bytes", 1);
 	for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i), *lat = jobj(r, "lat_us");
+		json_object *r = json_object_array_get_idx(runs, i), *lat = jget_object(r, "lat_us");
 		const char *name = jget_str(r, "name"), *mode = jget_str(r, "mode") ?: "";
 		char inflight[24] = "";
 		int64_t n;

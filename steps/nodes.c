@@ -11,37 +11,6 @@
 /* A record or report larger than this is not one swaptool wrote (real ones are under 1 MiB). */
 #define INPUT_MAX (64u << 20)
 
-bool utf8_valid(const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	while (*p) {
-		unsigned n = *p < 0x80 ? 0 : (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : 4;
-		/* as Go's utf8.ValidString (promtool, node_exporter): no overlong forms, no surrogates
-		 * (U+D800..U+DFFF), nothing above U+10FFFF */
-		if (n == 4 || (n == 1 && *p < 0xc2) || *p > 0xf4 || (*p == 0xe0 && p[1] < 0xa0) ||
-		    (*p == 0xed && p[1] >= 0xa0) || (*p == 0xf0 && p[1] < 0x90) || (*p == 0xf4 && p[1] >= 0x90))
-			return false;
-		p++;
-		for (; n; n--, p++)
-			if ((*p & 0xc0) != 0x80)
-				return false;
-	}
-	return true;
-}
-
-json_object *jobj(json_object *o, const char *key)
-{
-	json_object *v = o && json_object_is_type(o, json_type_object) ? jget(o, key) : NULL;
-	return v && json_object_is_type(v, json_type_object) ? v : NULL;
-}
-
-json_object *jarr(json_object *o, const char *key)
-{
-	json_object *v = o && json_object_is_type(o, json_type_object) ? jget(o, key) : NULL;
-	return v && json_object_is_type(v, json_type_array) ? v : NULL;
-}
-
 bool jnum(json_object *o, const char *key, double *out)
 {
 	json_object *v = o && json_object_is_type(o, json_type_object) ? jget(o, key) : NULL;
@@ -68,14 +37,14 @@ bool jint(json_object *o, const char *key, int64_t *out)
 
 json_object *node_drive_class(json_object *preflight, const char *side)
 {
-	json_object *checks = jarr(preflight, "checks");
+	json_object *checks = jget_array(preflight, "checks");
 
 	for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
 		json_object *c = json_object_array_get_idx(checks, i);
-		if (streq(jget_str(c, "id"), "drive-class") && jobj(c, side))
-			return jobj(c, side);
+		if (streq(jget_str(c, "id"), "drive-class") && jget_object(c, side))
+			return jget_object(c, side);
 	}
-	return jobj(jobj(preflight, streq(side, "source") ? "source_identity" : "target_identity"), "class");
+	return jget_object(jget_object(preflight, streq(side, "source") ? "source_identity" : "target_identity"), "class");
 }
 
 static struct node *node_of(struct node_set *set, const char *host)
@@ -149,7 +118,7 @@ int nodes_add_file(struct ctx *ctx, struct node_set *set, const char *path)
 			return ctx_error(ctx, EXIT_FAILED, "report '%s' names no node (or not in UTF-8); it is not one swaptool wrote",
 					 path);
 		n = node_of(set, host);
-		steps = jobj(doc, "steps");
+		steps = jget_object(doc, "steps");
 		if (record_of(jget(steps, "preflight"), "preflight"))
 			keep_newer(&n->preflight, jget(steps, "preflight"));
 		if (record_of(jget(steps, "accept"), "accept"))
@@ -157,7 +126,7 @@ int nodes_add_file(struct ctx *ctx, struct node_set *set, const char *path)
 		n->report = doc;
 		free(n->report_verdict);
 		n->report_verdict = jget_str(doc, "verdict") ? xstrdup(jget_str(doc, "verdict")) : NULL;
-		n->report_signed = jobj(doc, "signer") != NULL;
+		n->report_signed = jget_object(doc, "signer") != NULL;
 		add_input(set, path, "report", host);
 		return 0;
 	}
@@ -177,7 +146,7 @@ int nodes_add_file(struct ctx *ctx, struct node_set *set, const char *path)
 		/* the report step's own record: its verdict, not the records (report.json has those) */
 		if (!n->report_verdict && jget_str(doc, "report_verdict")) {
 			n->report_verdict = xstrdup(jget_str(doc, "report_verdict"));
-			n->report_signed = jobj(doc, "signer") != NULL;
+			n->report_signed = jget_object(doc, "signer") != NULL;
 		}
 	} else {
 		add_input(set, path, "ignored", host);

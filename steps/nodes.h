@@ -30,11 +30,7 @@ struct node_set {
 int nodes_add_file(struct ctx *ctx, struct node_set *set, const char *path);
 void nodes_free(struct node_set *set);
 
-/* Whether s is well-formed UTF-8 (label values and table cells must be). */
-bool utf8_valid(const char *s);
-/* Typed lookups: a value only when the key holds that JSON type (records are hostile input). */
-json_object *jobj(json_object *o, const char *key);
-json_object *jarr(json_object *o, const char *key);
+/* Typed number lookups (records are hostile input; objects and arrays: jget_object, jget_array). */
 /* A finite number (JSON int or double); false for anything else. */
 bool jnum(json_object *o, const char *key, double *out);
 /* An exact integer (JSON int); false for anything else. */
