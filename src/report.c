@@ -114,10 +114,36 @@ static char *pass_why(const char *step, json_object *rec)
 	return xasprintf("%zu checks passed", jlen(checks));
 }
 
-enum status report_judge_step(const char *step, json_object *rec, char **why)
+bool report_preflight_trap(json_object *rec)
 {
 	const char *verdict = jget_str(rec, "verdict");
 	json_object *checks = jget(rec, "checks");
+	bool only_trap = true, any = false;
+
+	if (!streq(verdict, "fail") && !streq(verdict, REPORT_VERDICT_TRAP))
+		return false;
+	if (!path_possible(rec, "fs_clone") && !path_possible(rec, "fresh_install"))
+		return false;
+	for (size_t i = 0; i < jlen(checks); i++) {
+		json_object *c = json_object_array_get_idx(checks, i);
+		if (streq(jget_str(c, "status"), "fail")) {
+			any = true;
+			only_trap = only_trap && clone_trap_check(jget_str(c, "id"));
+		}
+	}
+	return any && only_trap;
+}
+
+const char *report_step_word(const char *step, json_object *rec, enum status st)
+{
+	if (streq(step, "preflight") && st == ST_PASS && report_preflight_trap(rec))
+		return REPORT_VERDICT_TRAP;
+	return status_name(st);
+}
+
+enum status report_judge_step(const char *step, json_object *rec, char **why)
+{
+	const char *verdict = jget_str(rec, "verdict");
 
 	if (!rec) {
 		*why = xstrdup("not run");
@@ -140,24 +166,12 @@ enum status report_judge_step(const char *step, json_object *rec, char **why)
 		*why = first_check(rec, "warn") ?: xstrdup("passed with warnings");
 		return ST_WARN;
 	}
-	if (streq(step, "preflight") && streq(verdict, "fail") &&
-	    (path_possible(rec, "fs_clone") || path_possible(rec, "fresh_install"))) {
-		bool only_trap = true, any = false;
-
-		for (size_t i = 0; i < jlen(checks); i++) {
-			json_object *c = json_object_array_get_idx(checks, i);
-			if (streq(jget_str(c, "status"), "fail")) {
-				any = true;
-				only_trap = only_trap && clone_trap_check(jget_str(c, "id"));
-			}
-		}
-		if (any && only_trap) {
-			*why = xasprintf("clone trap found (raw clone impossible); possible: %s%s%s",
-					 path_possible(rec, "fresh_install") ? "fresh install + restore" : "",
-					 path_possible(rec, "fresh_install") && path_possible(rec, "fs_clone") ? ", " : "",
-					 path_possible(rec, "fs_clone") ? "filesystem-aware clone" : "");
-			return ST_PASS;
-		}
+	if (streq(step, "preflight") && report_preflight_trap(rec)) {
+		*why = xasprintf("clone trap found, a path exists: raw clone impossible; possible: %s%s%s",
+				 path_possible(rec, "fresh_install") ? "fresh install + restore" : "",
+				 path_possible(rec, "fresh_install") && path_possible(rec, "fs_clone") ? ", " : "",
+				 path_possible(rec, "fs_clone") ? "filesystem-aware clone" : "");
+		return ST_PASS;
 	}
 	*why = first_check(rec, "fail") ?: xasprintf("verdict '%s'", verdict ?: "missing");
 	return ST_FAIL;
@@ -413,7 +427,7 @@ int report_build(const char *state_dir, json_object **out)
 		}
 		st = report_judge_step(step, rec, &w);
 		jset_str(s, "step", step);
-		jset_str(s, "status", rec ? status_name(st) : "missing");
+		jset_str(s, "status", rec ? report_step_word(step, rec, st) : "missing");
 		jset_str(s, "finished", jget_str(rec, "finished"));
 		jset_str(s, "host", jget_str(rec, "host"));
 		jset_str(s, "why", w);
@@ -535,6 +549,10 @@ int report_check_verdict(json_object *report, char **why)
 				worst = st;
 		}
 		want = worst == ST_FAIL ? "fail" : worst == ST_WARN ? "warn" : "pass";
+		/* preflight names its clone-trap finding "trap" (records made before the word say "fail") */
+		if (streq(step, "preflight") && worst == ST_FAIL && streq(jget_str(rec, "verdict"), REPORT_VERDICT_TRAP) &&
+		    report_preflight_trap(rec))
+			want = REPORT_VERDICT_TRAP;
 		if (!streq(jget_str(rec, "verdict"), want)) {
 			*why = xasprintf("record '%s' says '%s' but its checks say '%s'", step, jget_str(rec, "verdict") ?: "?",
 					 want);

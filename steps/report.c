@@ -369,7 +369,7 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	for (size_t i = 0; i < json_object_array_length(jget(rep, "summary")); i++) {
 		json_object *s = json_object_array_get_idx(jget(rep, "summary"), i);
 		const char *step = jget_str(s, "step"), *st = jget_str(s, "status");
-		enum status cst = streq(st, "pass") ? ST_PASS : streq(st, "warn") ? ST_WARN : streq(st, "fail") ? ST_FAIL : ST_SKIP;
+		enum status cst = streq(st, "pass") || streq(st, REPORT_VERDICT_TRAP) ? ST_PASS : streq(st, "warn") ? ST_WARN : streq(st, "fail") ? ST_FAIL : ST_SKIP;
 
 		if (streq(st, "missing"))
 			cst = report_step_required(step) ? ST_WARN : ST_SKIP;

@@ -37,6 +37,25 @@ static void test_judge(void)
 	CHECK(judge("preflight", "{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS "]," PATHS "}", &why) == ST_PASS);
 	CHECK(why && startswith(why, "clone trap found"));
 	free(why);
+	/* preflight's own word for it, "trap": the same judgement, and the same word back */
+	CHECK(judge("preflight", "{\"verdict\":\"trap\",\"checks\":[" TRAP_CHECKS "]," PATHS "}", &why) == ST_PASS);
+	CHECK(why && startswith(why, "clone trap found, a path exists"));
+	free(why);
+	{
+		json_object *t = J("{\"verdict\":\"trap\",\"checks\":[" TRAP_CHECKS "]," PATHS "}");
+		json_object *n = J("{\"verdict\":\"trap\",\"checks\":[" TRAP_CHECKS "],\"paths\":{\"fs_clone\":{\"possible\":false}}}");
+
+		CHECK(report_preflight_trap(t));
+		CHECK_STR(report_step_word("preflight", t, ST_PASS), "trap");
+		CHECK_STR(report_step_word("clone", t, ST_PASS), "pass");
+		/* "trap" without a possible path is no trap: a record claiming it fails */
+		CHECK(!report_preflight_trap(n));
+		CHECK(judge("preflight", "{\"verdict\":\"trap\",\"checks\":[" TRAP_CHECKS "],\"paths\":{\"fs_clone\":{\"possible\":false}}}",
+			    &why) == ST_FAIL);
+		free(why);
+		json_object_put(t);
+		json_object_put(n);
+	}
 	/* ... plus a warning elsewhere: still done */
 	CHECK(judge("preflight", "{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS ",{\"id\":\"drive-class\",\"status\":\"warn\"}]," PATHS "}",
 		    &why) == ST_PASS);
