@@ -79,6 +79,14 @@ int report_check_hashes(json_object *report, char **why);
  * it), and each record's verdict from its checks? 0 yes; -EBADMSG no, or no record (why set). */
 int report_check_verdict(json_object *report, char **why);
 
+/* report.json's `drives` {old, new}: the old and the new drive side by side from what the steps
+ * measured (preflight's source, accept's device; preflight's target_identity only when it read that
+ * same drive), null where unknown. p judges the new drive's class from the catalogue (may be NULL). */
+void report_add_drives(json_object *rep, const struct profile *p);
+/* A reference node's accept record (from an accept record or a report) into `reference`; -EINVAL
+ * when doc is neither. */
+int report_add_reference(json_object *rep, json_object *doc, const char *file);
+
 /* Human summary (report.txt) and one self-contained HTML file with inline SVG; caller frees. */
 char *report_text(json_object *report);
 char *report_html(json_object *report, const struct profile *p);
