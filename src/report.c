@@ -1838,7 +1838,10 @@ static const char html_style[] =
 	"code{font-family:ui-monospace,monospace;font-size:.88em;background:#f3f3f3;padding:.1em .3em;overflow-wrap:anywhere}\n"
 	"figure{margin:.3em 0 1em;break-inside:avoid}svg.chart{width:100%;height:auto;display:block}\n"
 	"figcaption{font-size:.88em;color:#333}.key{white-space:nowrap;margin-right:.6em}\n"
-	"@media (max-width:50em){body{padding:.8em}.grid{grid-template-columns:1fr}}\n"
+	".grid>*{min-width:0}.scroll{overflow-x:auto}\n"
+	"@media (max-width:50em){body{padding:.8em}.grid{grid-template-columns:1fr}"
+	"td,th,th:first-child,td.nw,td.num{white-space:normal;overflow-wrap:anywhere}"
+	"th,th:first-child,td.nw,td.st{overflow-wrap:break-word}}\n"
 	"@page{size:A4;margin:12mm}\n"
 	"@media print{body{padding:0;font-size:9.5pt}.grid{display:block}figure{max-width:17cm}"
 	"h2,h3{break-after:avoid}tr,figure,.sig{break-inside:avoid}"
@@ -2033,7 +2036,7 @@ char *report_html(json_object *rep, const struct profile *p)
 		fputs("; engine gates (cold-boot 157 K prompt, full 97-scenario bench): ", f);
 		fprintf(f, "<span class=\"st %s\">%s</span></p>\n", !run ? "st-warn" : failed ? "st-fail" : "st-pass",
 			!run ? "NOT RUN" : failed ? "FAILED" : "PASSED");
-		fputs("<div class=\"grid\">\n<section>\n<h3>Runs</h3>\n<table>\n<tr><th>run</th><th>mode</th><th>in flight</th><th>IOPS</th>"
+		fputs("<div class=\"grid\">\n<section class=\"scroll\">\n<h3>Runs</h3>\n<table>\n<tr><th>run</th><th>mode</th><th>in flight</th><th>IOPS</th>"
 		      "<th>MB/s</th><th>p50</th><th>p99.9</th></tr>\n", f);
 		for (size_t i = 0; i < jlen(runs); i++) {
 			json_object *r = json_object_array_get_idx(runs, i);
@@ -2118,7 +2121,7 @@ char *report_html(json_object *rep, const struct profile *p)
 			fputs("</code>); B: this node, ", f);
 			html_esc(f, jget_str(acc, "host"));
 			fputs(". Ratios are B/A: below 1 for IOPS, above 1 for latency, is worse than the reference.</p>\n"
-			      "<div class=\"grid\">\n<section>\n<table>\n<tr><th>run</th><th>IOPS A</th><th>IOPS B</th><th>B/A</th>"
+			      "<div class=\"grid\">\n<section class=\"scroll\">\n<table>\n<tr><th>run</th><th>IOPS A</th><th>IOPS B</th><th>B/A</th>"
 			      "<th>p50 A</th><th>p50 B</th><th>B/A</th><th>p99.9 A</th><th>p99.9 B</th><th>B/A</th></tr>\n", f);
 			for (size_t i = 0; i < jlen(runs); i++) {
 				json_object *b = json_object_array_get_idx(runs, i), *a = find_run(rruns, jget_str(b, "name"));
