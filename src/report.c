@@ -757,6 +757,29 @@ static char *drive_cell(json_object *side, size_t row)
 	return xstrdup("unknown");
 }
 
+/* The next line of at most `width` columns of s into buf, cut at a space where there is one;
+ * returns where the rest starts. */
+static const char *wrap_line(const char *s, char buf[64], size_t width)
+{
+	size_t n = strlen(s), cut;
+
+	if (n <= width) {
+		memcpy(buf, s, n + 1);
+		return s + n;
+	}
+	cut = width;
+	while (cut > width / 2 && s[cut] != ' ')
+		cut--;
+	if (s[cut] != ' ')
+		cut = width;
+	memcpy(buf, s, cut);
+	buf[cut] = '\0';
+	s += cut;
+	while (*s == ' ')
+		s++;
+	return s;
+}
+
 /* The drives of a report: its `drives`, or (a report made before it) derived from its records. */
 static json_object *report_drives_of(json_object *rep, bool *owned)
 {
@@ -988,7 +1011,15 @@ char *report_text(json_object *rep)
 		table_header(t, "", "old drive (source)", "new drive (target)");
 		for (size_t i = 0; i < ARRAY_SIZE(drive_rows); i++) {
 			_cleanup_free_ char *o = drive_cell(jget(d, "old"), i), *n = drive_cell(jget(d, "new"), i);
-			table_row(t, drive_rows[i].label, o, n);
+			const char *po = o, *pn = n;
+
+			/* a long cell (the class reason) over several lines of at most 56 columns */
+			for (bool first = true; first || *po || *pn; first = false) {
+				char lo[64], ln[64];
+				po = wrap_line(po, lo, 56);
+				pn = wrap_line(pn, ln, 56);
+				table_row(t, first ? drive_rows[i].label : "", lo, ln);
+			}
 		}
 		fprintf(f, "\nDrives (old -> new)\n");
 		table_fprint(f, t, false);
@@ -1169,6 +1200,18 @@ static double nice_step(double x)
 /* Whole decades on a log axis; 0 to a round number on a linear one. */
 static void ax_fit(struct axis *a, double lo, double hi)
 {
+	if (a->log && a->unit == U_BYTES) {
+		/* sizes in powers of two: 16 MiB, 64 MiB, 256 MiB read better than 10^k bytes */
+		if (!(hi > 0))
+			hi = 1;
+		if (!(lo > 0) || lo > hi)
+			lo = hi / 4;
+		a->lo = exp2(floor(log2(lo)));
+		a->hi = exp2(ceil(log2(hi)));
+		if (a->hi < a->lo * 4)
+			a->lo /= 2, a->hi *= 2;
+		return;
+	}
 	if (a->log) {
 		if (!(hi > 0))
 			hi = 1;
@@ -1215,6 +1258,13 @@ static size_t ax_ticks(const struct axis *a, double t[], size_t max)
 	if (a->unit == U_PCTL) {
 		for (double v = 2; v <= a->hi * 1.0001 && n < max; v = v == 2 ? 10 : v * 10)
 			t[n++] = v;
+		return n;
+	}
+	if (a->log && a->unit == U_BYTES) {
+		double octaves = round(log2(a->hi) - log2(a->lo)), step = ceil(octaves / 8);
+
+		for (double k = 0; k <= octaves + 1e-9 && n < max; k += step)
+			t[n++] = a->lo * exp2(k);
 		return n;
 	}
 	if (a->log) {
