@@ -2,7 +2,7 @@
 # Synthetic step records (DESIGN.md §6 shapes, the write-up's numbers) for the report tests: sourced.
 
 # write_records DIR: a finished fresh-install swap of dgx4 that passes everything: preflight
-# (the clone-trap finding: verdict fail, raw clone impossible, both other paths possible),
+# (the clone-trap finding: verdict trap, raw clone impossible, both other paths possible),
 # backup, restore, verify, and accept with the engine gates run.
 write_records() {
 	local d=$1
