@@ -316,6 +316,31 @@ void io_drive_identity(const struct io_target *t, char **model, char **firmware,
 		*serial = NULL;
 }
 
+void io_drive_sysfs(const struct io_target *t, char **controller, uint64_t *size_bytes)
+{
+	_cleanup_free_ char *link = NULL, *sz = NULL, *szp = NULL;
+	char buf[PATH_MAX];
+	ssize_t n;
+
+	*controller = NULL;
+	*size_bytes = 0;
+	if (!t->disk[0])
+		return;
+	/* /sys/block/nvme0n1/device links to the controller (.../nvme/nvme0); other disks link to
+	 * their SCSI or virtio device, loop devices have no link */
+	link = xasprintf("/sys/block/%s/device", t->disk);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		if (startswith(basename(buf), "nvme"))
+			*controller = xstrdup(basename(buf));
+	}
+	/* the size attribute counts 512-byte sectors whatever the LBA size */
+	szp = xasprintf("/sys/block/%s/size", t->disk);
+	if (read_attr(szp, &sz) == 0)
+		*size_bytes = strtoull(sz, NULL, 10) * 512;
+}
+
 /* ---- the harness ---- */
 
 struct slot {

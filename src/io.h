@@ -47,6 +47,9 @@ int io_zero_sample(int fd, uint64_t off, uint64_t len, unsigned samples, uint64_
 int io_diskstats_ios(const char *dev, uint64_t *ios);
 /* Drive identity from sysfs (NVMe: model, firmware_rev, serial); NULL where unknown. */
 void io_drive_identity(const struct io_target *t, char **model, char **firmware, char **serial);
+/* The NVMe controller ("nvme0") of the whole disk under the target (NULL when not NVMe) and the
+ * disk's size in bytes (0 when unknown), from sysfs. */
+void io_drive_sysfs(const struct io_target *t, char **controller, uint64_t *size_bytes);
 
 struct io_progress {
 	uint64_t elapsed_ns, total_ns; /* since the start, ramp included; total 0 = unknown */

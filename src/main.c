@@ -78,14 +78,16 @@ static const struct step steps[] = {
 	  "  --seed N               PRNG seed of the offsets (default: random, recorded)\n",
 	  step_accept_run, step_accept_render, STEP_SAVES_RECORD },
 	{ "report", "one signed report (report.json + SSHSIG, report.txt, report.html) from the step records",
-	  "swaptool report [--key FILE] [--out DIR] [--identity NAME] [--no-sign]\n"
+	  "swaptool report [--key FILE] [--out DIR] [--identity NAME] [--no-sign] [--reference FILE]\n"
 	  "  --key FILE        OpenSSH ed25519 private key, mode 0600 or stricter; an encrypted one signs\n"
 	  "                    through ssh-agent (default as root: /etc/ssh/ssh_host_ed25519_key)\n"
 	  "  --out DIR         where report.json, report.json.sig, allowed_signers, report.txt and\n"
 	  "                    report.html go (default: STATE/report)\n"
 	  "  --identity NAME   the signer's principal in allowed_signers (default: swaptool@HOST);\n"
 	  "                    letters, digits and . _ - @ + only\n"
-	  "  --no-sign         write the report without a signature\n",
+	  "  --no-sign         write the report without a signature\n"
+	  "  --reference FILE  a reference node's accept.json or report.json: both nodes on the same\n"
+	  "                    axes, with B/A ratios\n",
 	  step_report_run, step_report_render, STEP_SAVES_RECORD },
 	{ "verify-report", "check a report's SSH signature, its signer and its record hashes",
 	  "swaptool verify-report REPORT [--sig FILE] [--allowed-signers FILE --identity ID]\n"

@@ -125,6 +125,53 @@ static void on_progress(void *arg, const struct io_progress *p)
 		     p->iops_now, p->p50_ns / 1000, p->bytes / 1000000);
 }
 
+/* The device accept measured, under the file or block device it read: the report takes the new
+ * drive's identity from here (not from preflight's --target-model). Fields unknown are null. */
+static void drive_record(struct record *rec, const struct io_target *t, const char *path)
+{
+	_cleanup_free_ char *model = NULL, *fw = NULL, *serial = NULL, *ctrl = NULL;
+	json_object *d;
+	uint64_t size;
+
+	if (!t->disk[0])
+		return;
+	io_drive_identity(t, &model, &fw, &serial);
+	io_drive_sysfs(t, &ctrl, &size);
+	d = json_object_new_object();
+	jset_str(d, "under", path);
+	jset_str(d, "disk", t->disk);
+	jset_str(d, "controller", ctrl);
+	jset_str(d, "kind", ctrl ? "nvme" : "block");
+	jset_str(d, "model", model);
+	jset_str(d, "firmware", fw);
+	jset_str(d, "serial", serial);
+	json_object_object_add(d, "size_bytes", size ? json_object_new_uint64(size) : NULL);
+	json_object_object_add(rec->root, "drive", d);
+}
+
+/* The latency histogram as fio's json+ gives it (its clat bins): the non-empty buckets only, each
+ * [lowest ns, highest ns, count]; their counts add up to the run's ios. */
+static json_object *hist_bins_json(const struct hist *h)
+{
+	json_object *o = json_object_new_object(), *bins = json_object_new_array();
+
+	for (unsigned i = 0; i < HIST_BUCKETS && h->count; i++) {
+		json_object *b;
+
+		if (!h->b[i])
+			continue;
+		b = json_object_new_array();
+		json_object_array_add(b, json_object_new_uint64(hist_bucket_low(i)));
+		json_object_array_add(b, json_object_new_uint64(hist_bucket_high(i)));
+		json_object_array_add(b, json_object_new_uint64(h->b[i]));
+		json_object_array_add(bins, b);
+	}
+	jset_str(o, "unit", "ns");
+	jset_u64(o, "count", h->count);
+	json_object_object_add(o, "bins", bins);
+	return o;
+}
+
 /* Run one pass and describe it as DESIGN.md §6's run object. */
 static int do_run(const struct ctx *ctx, const struct io_target *t, const struct opts *o, const struct plan_run *pr,
 		  uint64_t ws, uint64_t offset, uint64_t seed, const char *label, json_object **out, bool *clean)
@@ -187,6 +234,7 @@ static int do_run(const struct ctx *ctx, const struct io_target *t, const struct
 	jset_u64(run, "over_200ms", res.hist.over_200ms);
 	jset_u64(run, "over_1s", res.hist.over_1s);
 	jset_u64(run, "over_5s", res.hist.over_5s);
+	json_object_object_add(run, "lat_hist", hist_bins_json(&res.hist));
 	ps = json_object_new_array();
 	for (size_t i = 0; i < res.nseconds; i++)
 		json_object_array_add(ps, json_object_new_int64((int64_t)res.per_second[i]));
@@ -553,18 +601,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	jset_str(target, "fs_type", t.fs_type[0] ? t.fs_type : NULL);
 	json_object_object_add(rec->root, "target", target);
 	jset_u64(rec->root, "seed", o.seed);
-	{
-		_cleanup_free_ char *model = NULL, *fw = NULL, *serial = NULL;
-		io_drive_identity(&t, &model, &fw, &serial);
-		if (model) {
-			json_object *d = json_object_new_object();
-			jset_str(d, "disk", t.disk);
-			jset_str(d, "model", model);
-			jset_str(d, "firmware", fw);
-			jset_str(d, "serial", serial);
-			json_object_object_add(rec->root, "drive", d);
-		}
-	}
+	drive_record(rec, &t, path);
 
 	/* reads that never touch flash: holes/unwritten extents (files), zero blocks (devices) */
 	{
@@ -934,7 +971,7 @@ void step_accept_render(const struct ctx *ctx, json_object *rec)
 	out_line(ctx, "%s of %s bytes; working set %s at offset %s; seed %" PRIu64, jget_str(t, "kind"),
 		 fmt_thousands(jget_u64(t, "size_bytes"), b1), fmt_binary(jget_u64(t, "working_set_bytes"), b2),
 		 fmt_thousands(jget_u64(t, "offset_bytes"), b3), jget_u64(rec, "seed"));
-	if (d)
+	if (d && jget_str(d, "model"))
 		out_line(ctx, "drive %s: %s, firmware %s", jget_str(d, "disk"), jget_str(d, "model"),
 			 jget_str(d, "firmware") ? jget_str(d, "firmware") : "?");
 	if (runs && json_object_array_length(runs)) {

@@ -2,7 +2,7 @@
 # Synthetic step records (DESIGN.md §6 shapes, the write-up's numbers) for the report tests: sourced.
 
 # write_records DIR: a finished fresh-install swap of dgx4 that passes everything: preflight
-# (the clone-trap finding: verdict fail, raw clone impossible, both other paths possible),
+# (the clone-trap finding: verdict trap, raw clone impossible, both other paths possible),
 # backup, restore, verify, and accept with the engine gates run.
 write_records() {
 	local d=$1
@@ -10,7 +10,7 @@ write_records() {
 	cat >"$d/preflight.json" <<'EOF'
 {
   "schema": "swaptool/1", "step": "preflight", "version": "0.1.0", "host": "dgx4",
-  "started": "2026-11-04T10:00:00Z", "finished": "2026-11-04T10:00:02Z", "verdict": "fail",
+  "started": "2026-11-04T10:00:00Z", "finished": "2026-11-04T10:00:02Z", "verdict": "trap",
   "checks": [
     { "id": "raw-clone", "status": "fail", "summary": "target is 48,009,314,304 bytes smaller: a raw clone cannot fit" },
     { "id": "gpt-backup-header", "status": "fail", "summary": "backup GPT header at LBA 4,000,797,359 is past the target's last LBA 3,907,029,167",
