@@ -21,9 +21,13 @@ bool report_step_required(const char *step)
 	return streq(step, "preflight") || streq(step, "backup") || streq(step, "verify") || streq(step, "accept");
 }
 
+/* The checks that make up the clone trap: a failure of these alone, with a path still open
+ * (fresh install, or a filesystem-aware clone), is the finding "trap", not "no path". A
+ * filesystem that cannot be shrunk closes path 2 only: the fresh install remains. */
 static bool clone_trap_check(const char *id)
 {
-	return streq(id, "raw-clone") || streq(id, "gpt-backup-header") || streq(id, "partition-fit");
+	return streq(id, "raw-clone") || streq(id, "gpt-backup-header") || streq(id, "partition-fit") ||
+	       streq(id, "fs-fit");
 }
 
 static size_t jlen(json_object *a)

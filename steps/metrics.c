@@ -204,7 +204,7 @@ static void finished(struct family *fams, const struct ids *id, json_object *rec
 		sample(fams, F_RECORD_FINISHED, NULL, id, (double)timegm(&tm), "step", step, NULL);
 }
 
-static const char *const verdicts[] = { "pass", "warn", "fail", NULL };
+static const char *const verdicts[] = { "pass", "warn", "trap", "fail", NULL }; /* trap: preflight only */
 
 static void drive(struct family *fams, const struct ids *id, const char *role, json_object *cls, json_object *ident)
 {

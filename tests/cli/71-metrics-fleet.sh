@@ -21,7 +21,7 @@ hasnt() { ! grep -qF -- "$1" "$TMP/m.prom" || fail "metrics hold: $1"; }
 # inputs: dgx4's real preflight (the XG7000's nvme-cli dumps, a disk smaller than the source), the
 # write-up's accept numbers of dgx4 and dgx5, and a report of a finished swap of dgx7
 "$MKDISK" incident "$TMP/src.img" >/dev/null
-run 1 "$SWAPTOOL" --state "$TMP/pfs" --json preflight "$TMP/src.img" --target 2000398934016 \
+run 4 "$SWAPTOOL" --state "$TMP/pfs" --json preflight "$TMP/src.img" --target 2000398934016 \
 	--from-dumps "$SRCDIR/fixtures/nvme/xg7000" --target-model "Corsair MP600 Mini 2TB"
 jq '.host = "dgx4"' <<<"$OUT" >"$TMP/pf4.json"
 dgx4_accept "$TMP/a4.json"
@@ -36,7 +36,8 @@ promcheck "$TMP/m.prom"
 L='host="dgx4",device="'$TMP'/src.img",serial="KS24XG7K2T0000D4",model="XG7000-2TB 2242"'
 has "swaptool_preflight_delta_bytes{$L} -48009314304"
 has "swaptool_preflight_source_bytes{$L} 2048408248320"
-has "swaptool_preflight_verdict{$L,verdict=\"fail\"} 1"
+has "swaptool_preflight_verdict{$L,verdict=\"trap\"} 1"
+has "swaptool_preflight_verdict{$L,verdict=\"fail\"} 0"
 has "swaptool_preflight_verdict{$L,verdict=\"pass\"} 0"
 has "swaptool_preflight_path_possible{$L,path=\"raw_clone\"} 0"
 has "swaptool_preflight_path_recommended{$L,path=\"fresh_install\"} 1"
