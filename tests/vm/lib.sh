@@ -139,7 +139,7 @@ vm_boot() {
 	VM_DRIVES+=("$VMRUN/results.img|$RESULTS_SERIAL|")
 	local args=(-machine q35 -smp 1 -m "${VM_MEM:-1536}" -nodefaults -display none -no-reboot
 		-serial "file:$VMOUT/console.log" -kernel "$KERNEL" -initrd "$VMRUN/initrd"
-		-append "console=ttyS0 panic=-1 loglevel=4 vm.run=$func vm.nvme=${#VM_DRIVES[@]}")
+		-append "console=ttyS0 panic=-1 loglevel=4 vm.run=$func vm.nvme=${#VM_DRIVES[@]}${VM_APPEND:+ $VM_APPEND}")
 	if [ "$ACCEL" = kvm ]; then args+=(-accel kvm -cpu host); else args+=(-accel tcg -cpu max); fi
 	for d in "${VM_DRIVES[@]}"; do
 		IFS='|' read -r file serial props <<<"$d"
