@@ -5,6 +5,7 @@
 # commands that need the guest (swaptool and the tools against the NVMe driver) and keeps their
 # output under /out; the host judges it afterwards with jq (tests/vm/lib.sh: load, jeq, contains).
 set -euo pipefail
+. /vm/drives.sh
 STATE=/out/state
 export SWAPTOOL=/usr/local/bin/swaptool
 

@@ -17,12 +17,7 @@ VM_TOOLS=(
 )
 # Plain files the tools read (mke2fs's defaults, users for ssh-keygen and owners by name).
 VM_FILES=(/etc/mke2fs.conf)
-RESULTS_SERIAL=VMBENCH-RESULTS
-# The incident's drives (README "Quick start"): 4,000,797,360 and 3,907,029,168 LBAs of 512 B.
-SOURCE_BYTES=2048408248320
-TARGET_BYTES=2000398934016
-SOURCE_SERIAL=KS24XG7K2T0000D4
-TARGET_SERIAL=A5KFB2400001MINI
+. "$VMSRC/drives.sh"
 
 vm_skip() { echo "SKIP: $*" >&2; exit 77; }
 vm_fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -128,7 +123,7 @@ vm_boot() {
 	rm -rf "$VMOUT" "$VMRUN/extra"
 	mkdir -p "$VMOUT" "$VMRUN/extra/vm/in"
 	install -m 755 "$SWAPTOOL" "$VMRUN/extra/usr/local/bin/swaptool" -D
-	cp "$VMSRC/guest.sh" "$VMRUN/extra/vm/guest.sh"
+	cp "$VMSRC/guest.sh" "$VMSRC/drives.sh" "$VMRUN/extra/vm/"
 	cp "$SCENARIO" "$VMRUN/extra/vm/scenario.sh"
 	[ ${#VM_INPUTS[@]} -eq 0 ] || cp -r "${VM_INPUTS[@]}" "$VMRUN/extra/vm/in/"
 	(cd "$VMRUN/extra" && find . -mindepth 1 | cpio -o -H newc --quiet >"$VMRUN/extra.cpio") || vm_fail "cpio failed"
