@@ -11,7 +11,7 @@ VM_TOOLS=(
 	bash sh cat cp mv rm mkdir rmdir ls ln head tail sha256sum stat truncate dd sync sleep wc tr cut
 	sort uniq date env id printf echo seq tee chmod chown touch basename dirname readlink realpath
 	mktemp timeout kill true false test expr du df find xargs grep sed awk cmp od bc nproc uname
-	jq tar gzip mkfs.vfat mke2fs mkfs.ext4 e2fsck fsck fsck.ext4 resize2fs tune2fs dumpe2fs debugfs
+	jq tar gzip mkfs.vfat mke2fs mkfs.ext4 e2fsck e2undo fsck fsck.ext4 resize2fs tune2fs dumpe2fs debugfs
 	sgdisk sfdisk blkid partx losetup lsblk findmnt blockdev wipefs mount umount stty
 	nvme fio ssh-keygen
 )
