@@ -6,7 +6,8 @@
 # smaller than the source but large enough for its data: the clone trap in small, as
 # tests/cli/63-clone-loop.sh does on loop devices. Not the incident's full size: from a block
 # device the rehearsal's scratch copies of the 1.86 TiB ext4 take 16 GB and 150 s natively, and
-# the clone reads its 32 GB of inode tables through the drive; under TCG that is most of an hour.
+# the clone's used blocks include 32 GB of inode tables, all read through the emulated drive:
+# far past the bench's budget under TCG.
 # In the guest: plan /dev/nvme0n1 --target /dev/nvme1n1, plan --rehearse, and clone --yes
 # --shrink-source as the plan says (its step 3 shrinks the source's ext4, with an undo file). Then
 # sgdisk -v and blkid on the namespaces and the files' hashes through the kernel's ext4 on both.
