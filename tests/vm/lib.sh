@@ -15,7 +15,8 @@ VM_TOOLS=(
 	sgdisk sfdisk blkid partx losetup lsblk findmnt blockdev wipefs mount umount stty
 	nvme fio ssh-keygen
 )
-# Plain files the tools read (mke2fs's defaults, users for ssh-keygen and owners by name).
+# Plain files the tools read: mke2fs's defaults. (/etc/passwd and /etc/group are written: root,
+# and nv, the node's user, for SUDO_USER and owners by name.)
 VM_FILES=(/etc/mke2fs.conf)
 . "$VMSRC/drives.sh"
 
@@ -111,14 +112,14 @@ vm_drive() { VM_DRIVES+=("$1|$2|${3:-}"); }
 # vm_input PATH...: files copied into the next boot's /vm/in.
 vm_input() { VM_INPUTS+=("$@"); }
 
-# vm_boot FUNC: boot the guest with the drives given so far, run FUNC from the scenario file in it,
-# wait (at most VM_TIMEOUT s) and unpack what it sent back into $VMOUT (BUILDDIR/vm/results/SCENARIO/FUNC,
-# kept for a look afterwards and for the report scenario). Sets VM_RC
-# to FUNC's exit status. Returns 1, after showing the console's end, when no results came back.
-# With VM_BG=1 it returns at once with QEMU running (VM_PID) and QMP on $VMRUN/qmp.{in,out}:
-# vm_qmp talks to it, vm_wait finishes the boot.
+# vm_boot FUNC: boot the guest with the drives given so far and a 64 MiB results drive, run FUNC
+# from the scenario file in it, wait (at most VM_TIMEOUT s) and unpack what it sent back into
+# $VMOUT (BUILDDIR/vm/results/SCENARIO/FUNC, kept for a look afterwards and for the report
+# scenario). Sets VM_RC to FUNC's exit status. Returns 1, after showing the console's end, when
+# no results came back. With VM_BG=1 it returns at once with QEMU running (VM_PID) and QMP on
+# $VMRUN/qmp.{in,out}: vm_qmp talks to it, vm_wait finishes the boot.
 vm_boot() {
-	local func=$1 i=0 d file serial props extra
+	local func=$1 i=0 d file serial props
 	VMOUT=$VMDIR/results/${VM_NAME:-probe}/$func
 	rm -rf "$VMOUT" "$VMRUN/extra"
 	mkdir -p "$VMOUT" "$VMRUN/extra/vm/in"
@@ -153,8 +154,11 @@ vm_boot() {
 		args+=(-chardev "pipe,id=qmp,path=$VMRUN/qmp" -mon chardev=qmp,mode=control)
 		timeout -k 5 "${VM_TIMEOUT:-300}" qemu-system-x86_64 "${args[@]}" >"$VMRUN/qemu.err" 2>&1 &
 		VM_PID=$!
-		exec {VM_QIN}>"$VMRUN/qmp.in" {VM_QOUT}<"$VMRUN/qmp.out"
-		vm_qmp '{"execute": "qmp_capabilities"}' >/dev/null
+		# A scenario that fails before vm_wait leaves no QEMU behind (timeout passes the TERM on).
+		trap 'kill "$VM_PID" 2>/dev/null || true; rm -rf "$VMRUN"' EXIT
+		# Read-write opens of the FIFOs do not block, even when QEMU died before opening its ends.
+		exec {VM_QIN}<>"$VMRUN/qmp.in" {VM_QOUT}<>"$VMRUN/qmp.out"
+		vm_qmp '{"execute": "qmp_capabilities"}' >/dev/null || vm_fail "no QMP answer: $(tail -3 "$VMRUN/qemu.err")"
 		return 0
 	fi
 	local rc=0
@@ -195,6 +199,7 @@ vm_qmp() {
 vm_wait() {
 	local rc=0
 	wait "$VM_PID" || rc=$?
+	trap 'rm -rf "$VMRUN"' EXIT
 	exec {VM_QIN}>&- {VM_QOUT}<&-
 	vm_finish "$rc"
 }
