@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <libgen.h>
 #include <linux/fiemap.h>
 #include <linux/fs.h>
@@ -171,6 +172,89 @@ int io_target_open(const char *path, struct io_target *t, const char **why)
 	}
 	t->fd = fd;
 	t->path = xstrdup(path);
+	return 0;
+}
+
+int io_find_shard(const char *pattern, char **path, size_t *nmatch)
+{
+	glob_t g = { 0 };
+	uint64_t best = 0;
+	int r;
+
+	*path = NULL;
+	*nmatch = 0;
+	r = glob(pattern, GLOB_NOSORT, NULL, &g);
+	if (r == GLOB_NOMATCH)
+		return -ENOENT;
+	if (r != 0)
+		return r == GLOB_NOSPACE ? -ENOMEM : -EIO;
+	/* several revisions of a package may sit in the cache: the largest shard is the one the
+	 * gates were written for (98 GB), and the choice does not depend on directory order */
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		struct stat st;
+
+		if (stat(g.gl_pathv[i], &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		(*nmatch)++;
+		if (!*path || (uint64_t)st.st_size > best ||
+		    ((uint64_t)st.st_size == best && strcmp(g.gl_pathv[i], *path) < 0)) {
+			free(*path);
+			*path = xstrdup(g.gl_pathv[i]);
+			best = (uint64_t)st.st_size;
+		}
+	}
+	globfree(&g);
+	return *path ? 0 : -ENOENT;
+}
+
+int io_mount_disk(const char *mnt, char **devpath, char **how)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	_cleanup_free_ char *line = NULL, *src = NULL;
+	size_t cap = 0;
+	unsigned maj = 0, min = 0;
+	char dev[64], disk[64], link[64];
+	bool found = false;
+	struct stat st;
+
+	*devpath = *how = NULL;
+	if (!f)
+		return -errno;
+	/* "36 25 259:2 / / rw,relatime shared:1 - ext4 /dev/nvme0n1p2 rw": the last mount on `mnt`
+	 * is the one in effect (an over-mount hides those before it) */
+	while (getline(&line, &cap, f) > 0) {
+		char mp[4096], fsrc[4096];
+		unsigned ma, mi;
+		const char *dash = strstr(line, " - ");
+
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s", &ma, &mi, mp) != 3 || !streq(mp, mnt) || !dash ||
+		    sscanf(dash + 3, "%*s %4095s", fsrc) != 1)
+			continue;
+		maj = ma, min = mi, found = true;
+		free(src);
+		src = xstrdup(fsrc);
+	}
+	if (!found)
+		return -ENOENT;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", maj, min);
+	/* btrfs and some others report an anonymous device number: the mount's source names the device */
+	if (access(link, F_OK) < 0) {
+		if (src[0] != '/' || stat(src, &st) < 0 || !S_ISBLK(st.st_mode))
+			return -ENOENT;
+		maj = major(st.st_rdev), min = minor(st.st_rdev);
+	}
+	sys_names(maj, min, dev, disk);
+	if (!disk[0])
+		return -ENOENT;
+	*devpath = xasprintf("/dev/%s", disk);
+	if (stat(*devpath, &st) < 0 || !S_ISBLK(st.st_mode)) { /* a container without the device node */
+		free(*devpath);
+		*devpath = NULL;
+		return -ENOENT;
+	}
+	*how = streq(dev, disk) ? xasprintf("'%s' is mounted from %s (%u:%u), a whole disk", mnt, src, maj, min)
+				: xasprintf("'%s' is mounted from %s (%u:%u), a partition of disk %s", mnt, src, maj, min,
+					    disk);
 	return 0;
 }
 
