@@ -64,8 +64,10 @@ static const struct step steps[] = {
 	  "  --map-user OLD=NEW  owner OLD in the backup is NEW here (repeatable)\n",
 	  step_verify_run, NULL, STEP_SAVES_RECORD },
 	{ "accept", "the new drive against the write-up's gates: io_uring 4 KiB O_DIRECT random reads, sequential, engine",
-	  "swaptool accept FILE|DEVICE [options]\n"
-	  "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only\n"
+	  "swaptool accept [FILE|DEVICE] [options]\n"
+	  "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only;\n"
+	  "                         none: the profile's target_glob, else the whole disk that holds /\n"
+	  "  --home DIR             the node user's home, for '~' in target_glob\n"
 	  "  --working-set SIZE     centered working set (default 98G from the profile)\n"
 	  "  --duration S           measured seconds of each random run, 1-86400 (profile: 15 and 20)\n"
 	  "  --ramp S               seconds excluded before measuring (default 2)\n"

@@ -46,8 +46,8 @@ contains "sweep"
 ok "working set larger than the target: exit 2 suggesting --working-set"
 
 run 2 "$SWAPTOOL" --state "$STATE" accept "$F" --bogus
-run 2 "$SWAPTOOL" --state "$STATE" accept
-contains "no target"
+run 2 "$SWAPTOOL" --state "$STATE" accept "$F" "$F"
+contains "one target only"
 run 2 "$SWAPTOOL" --state "$STATE" accept "$F" --inflight 0
 run 2 "$SWAPTOOL" --state "$STATE" accept "$F" --ramp x
 run 2 "$SWAPTOOL" --state "$STATE" accept "$F" --working-set 1.5x
