@@ -28,7 +28,7 @@ static char *command_for(const char *step, json_object *pre, json_object *backup
 	if (streq(step, "verify"))
 		return xasprintf("swaptool verify %s", tar);
 	if (streq(step, "accept"))
-		return xstrdup("swaptool accept /dev/nvme0");
+		return xstrdup("swaptool accept   (the Engram shard through the profile, else the disk that holds /)");
 	return xstrdup("swaptool report --key FILE --identity NAME");
 }
 
