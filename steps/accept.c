@@ -774,6 +774,27 @@ static int check_input(struct accept_job *j)
 
 /* Run the planned harness runs in order into j->runs; stops at the first interrupted one.
  * Returns -1 to go on, else the exit code of a harness that could not run. */
+/* A run whose reads failed because the drive left the machine (hot-unplugged, its controller
+ * reset away) measured nothing about the drive: that is "could not do the job" (exit 3) naming the
+ * drive, not a gate the drive failed, and no later run is tried on a device that is gone.
+ * Returns -1 when the drive is still there (or the run had no errors), else the exit code. */
+static int drive_vanished(struct accept_job *j, json_object *run, const char *name)
+{
+	json_object *errs = jget_object(run, "errors");
+	json_object *first = jarray_at(jget_array(errs, "first"), 0);
+	_cleanup_free_ char *sys = NULL;
+
+	if (!jget_u64(errs, "count") || !j->t.disk[0])
+		return -1;
+	sys = xasprintf("/sys/block/%s", j->t.disk);
+	if (access(sys, F_OK) == 0)
+		return -1;
+	return ctx_error(j->ctx, EXIT_FAILED,
+			 "the drive '%s' under '%s' vanished during %s: %" PRIu64 " reads failed (first: %s) and "
+			 "/sys/block/%s is gone; nothing was measured: reseat or reconnect it, then run accept again",
+			 j->t.disk, j->path, name, jget_u64(errs, "count"), jget_str(first, "error") ?: "?", j->t.disk);
+}
+
 static int run_harness(struct accept_job *j)
 {
 	for (size_t i = 0; i < j->nplan && !interrupted; i++) {
@@ -785,6 +806,9 @@ static int run_harness(struct accept_job *j)
 			return ctx_error(j->ctx, EXIT_FAILED, "cannot run the harness on '%s': %s; check io_uring is enabled "
 							      "(sysctl kernel.io_uring_disabled)", j->path, strerror(-r));
 		json_object_array_add(j->runs, run);
+		r = drive_vanished(j, run, j->plan[i].name);
+		if (r >= 0)
+			return r;
 		if (!clean)
 			break;
 	}
@@ -934,6 +958,9 @@ static int run_sweep(struct accept_job *j)
 		jset_u64(run, "offset_bytes", soff);
 		json_object_object_add(run, "working_set", rep);
 		json_object_array_add(sweep, run);
+		r = drive_vanished(j, run, label);
+		if (r >= 0)
+			return r;
 		if (!clean) {
 			j->complete = false;
 			record_check(rec, "sweep", ST_FAIL, "sweep interrupted at working set %s", b1);
