@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* swaptool: the step table, global options and dispatch. */
 #include "steps.h"
+#include "lock.h"
 
 #include <signal.h>
 
@@ -187,6 +188,7 @@ int main(int argc, char **argv)
 	struct ctx ctx = { 0 };
 	struct globals g = { 0 };
 	struct record rec = { 0 };
+	struct state_lock lock = { .fd = -1 };
 	const struct step *s;
 	const char *no_color = getenv("NO_COLOR");
 	_cleanup_free_ char *perr = NULL;
@@ -251,6 +253,28 @@ int main(int argc, char **argv)
 	if (record_init(&rec, s->name) < 0)
 		abort();
 
+	/* One writer per state directory, held from before the step's first write to after its record.
+	 * A directory that cannot hold the lock file cannot take the record either: the save says so. */
+	r = (s->flags & STEP_SAVES_RECORD) ? state_lock_take(&lock, ctx.state_dir, s->name, STATE_LOCK_WAIT_MS) : 0;
+	if (r == -EINVAL) {
+		_cleanup_free_ char *msg = xasprintf("lock file '%s/.lock' is not a regular file (a symlink, FIFO or "
+						     "device was put there); remove it", ctx.state_dir);
+		out_error(&ctx, EXIT_FAILED, msg);
+		code = EXIT_FAILED;
+		goto out;
+	}
+	if (r == -EBUSY) {
+		char pid[24] = "unknown";
+		if (lock.holder)
+			snprintf(pid, sizeof(pid), "%ld", (long)lock.holder);
+		_cleanup_free_ char *msg = xasprintf(
+			"state directory '%s' is in use by swaptool pid %s (step %s); wait for it to finish, "
+			"or pass --state DIR for a separate run", ctx.state_dir, pid,
+			lock.holder_step[0] ? lock.holder_step : "unknown");
+		out_error(&ctx, EXIT_FAILED, msg);
+		code = EXIT_FAILED;
+		goto out;
+	}
 	optind = 1;
 	opterr = 0;
 	code = s->run(&ctx, argc - 1, argv + 1, &rec);
@@ -281,6 +305,7 @@ int main(int argc, char **argv)
 	}
 out:
 	fflush(stdout);
+	state_lock_release(&lock);
 	record_free(&rec);
 	profile_free(ctx.profile);
 	free(ctx.state_dir);
