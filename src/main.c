@@ -197,6 +197,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (take_globals(&ctx, &g, &argc, argv) != 0) {
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
+		free(ctx.err_msg); /* valgrind's leak check: nothing definitely lost on any exit */
+		free(ctx.state_dir);
 		return ctx.err_code;
 	}
 	ctx.color = isatty(STDOUT_FILENO) && !g.no_color && !(no_color && *no_color) && !ctx.json;
@@ -232,6 +234,7 @@ int main(int argc, char **argv)
 		ctx.step = NULL;
 		ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", argv[1]);
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
+		free(ctx.err_msg);
 		return EXIT_USAGE;
 	}
 	ctx.step = s->name;

@@ -13,6 +13,12 @@
 
 static const char *const names[] = { "preflight", "backup", "plan", "clone", "restore", "verify", "accept", "report" };
 static char state[] = "/tmp/fuzz-record-state.XXXXXX";
+
+/* the directory is empty between inputs: gone when the process ends */
+static void remove_dir(void)
+{
+	rmdir(state);
+}
 static struct profile *prof;
 
 static void run_step(int (*run)(struct ctx *, int, char **, struct record *),
@@ -51,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!prof) {
 		char *err = NULL;
 		int devnull = open("/dev/null", O_WRONLY);
-		if (!mkdtemp(state) || profile_load(NULL, &prof, &err) < 0 || devnull < 0 ||
+		if (!mkdtemp(state) || atexit(remove_dir) != 0 || profile_load(NULL, &prof, &err) < 0 || devnull < 0 ||
 		    dup2(devnull, STDOUT_FILENO) < 0)
 			abort();
 		close(devnull);

@@ -18,6 +18,12 @@ static bool resolve_none(const char *tag, const char *value, void *userdata)
 }
 
 static char root[] = "/tmp/fuzz-tarball-root.XXXXXX";
+
+/* the directory is empty between inputs: gone when the process ends */
+static void remove_dir(void)
+{
+	rmdir(root);
+}
 static struct profile *prof;
 
 static unsigned char *gzip(const uint8_t *data, size_t size, size_t *outlen)
@@ -50,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!prof) {
 		char *err = NULL;
-		if (!mkdtemp(root) || profile_load(NULL, &prof, &err) < 0)
+		if (!mkdtemp(root) || atexit(remove_dir) != 0 || profile_load(NULL, &prof, &err) < 0)
 			abort();
 	}
 	if (size && (data[0] & 1)) {
