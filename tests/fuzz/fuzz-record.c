@@ -12,7 +12,7 @@
 #include "steps.h"
 
 static const char *const names[] = { "preflight", "backup", "plan", "clone", "restore", "verify", "accept", "report" };
-static char state[] = "/tmp/fuzz-record-state.XXXXXX";
+static char state[2048];
 
 /* the directory is empty between inputs: gone when the process ends */
 static void remove_dir(void)
@@ -57,6 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!prof) {
 		char *err = NULL;
 		int devnull = open("/dev/null", O_WRONLY);
+		const char *tmp = getenv("TMPDIR");
+
+		/* in $TMPDIR, which tests/fuzz/run empties after each target: libFuzzer's fork mode
+		 * ends its workers with a signal, so the atexit removal does not always run */
+		snprintf(state, sizeof(state), "%s/fuzz-record-state.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(state) || atexit(remove_dir) != 0 || profile_load(NULL, &prof, &err) < 0 || devnull < 0 ||
 		    dup2(devnull, STDOUT_FILENO) < 0)
 			abort();

@@ -17,7 +17,7 @@ static bool resolve_none(const char *tag, const char *value, void *userdata)
 	return false;
 }
 
-static char root[] = "/tmp/fuzz-tarball-root.XXXXXX";
+static char root[4096];
 
 /* the directory is empty between inputs: gone when the process ends */
 static void remove_dir(void)
@@ -56,6 +56,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!prof) {
 		char *err = NULL;
+		const char *tmp = getenv("TMPDIR");
+
+		/* in $TMPDIR, which tests/fuzz/run empties after each target: libFuzzer's fork mode
+		 * ends its workers with a signal, so the atexit removal does not always run */
+		snprintf(root, sizeof(root), "%s/fuzz-tarball-root.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(root) || atexit(remove_dir) != 0 || profile_load(NULL, &prof, &err) < 0)
 			abort();
 	}
