@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* swaptool: the step table, global options and dispatch. */
 #include "steps.h"
+#include "lock.h"
 
 #include <fcntl.h>
 #include <signal.h>
-
-/* The largest profile read (an INI of a few KiB). */
 
 static const struct step steps[] = {
 	/* one line per step, in the order an operator runs them */
@@ -274,6 +273,7 @@ static int swaptool_main(int argc, char **argv)
 {
 	struct globals g = { 0 };
 	struct record rec = { 0 };
+	struct state_lock lock = { .fd = -1 };
 	const struct step *s;
 	const char *no_color = getenv("NO_COLOR");
 	_cleanup_free_ char *perr = NULL;
@@ -322,6 +322,7 @@ static int swaptool_main(int argc, char **argv)
 		ctx.step = NULL;
 		ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", argv[1]);
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
+		free(ctx.err_msg);
 		return EXIT_USAGE;
 	}
 	ctx.step = s->name;
@@ -342,6 +343,28 @@ static int swaptool_main(int argc, char **argv)
 	if (record_init(&rec, s->name) < 0)
 		abort();
 
+	/* One writer per state directory, held from before the step's first write to after its record.
+	 * A directory that cannot hold the lock file cannot take the record either: the save says so. */
+	r = (s->flags & STEP_SAVES_RECORD) ? state_lock_take(&lock, ctx.state_dir, s->name, STATE_LOCK_WAIT_MS) : 0;
+	if (r == -EINVAL) {
+		_cleanup_free_ char *msg = xasprintf("lock file '%s/.lock' is not a regular file (a symlink, FIFO or "
+						     "device was put there); remove it", ctx.state_dir);
+		out_error(&ctx, EXIT_FAILED, msg);
+		code = EXIT_FAILED;
+		goto out;
+	}
+	if (r == -EBUSY) {
+		char pid[24] = "unknown";
+		if (lock.holder)
+			snprintf(pid, sizeof(pid), "%ld", (long)lock.holder);
+		_cleanup_free_ char *msg = xasprintf(
+			"state directory '%s' is in use by swaptool pid %s (step %s); wait for it to finish, "
+			"or pass --state DIR for a separate run", ctx.state_dir, pid,
+			lock.holder_step[0] ? lock.holder_step : "unknown");
+		out_error(&ctx, EXIT_FAILED, msg);
+		code = EXIT_FAILED;
+		goto out;
+	}
 	optind = 1;
 	opterr = 0;
 	code = s->run(&ctx, argc - 1, argv + 1, &rec);
@@ -371,6 +394,7 @@ static int swaptool_main(int argc, char **argv)
 		}
 	}
 out:
+	state_lock_release(&lock);
 	record_free(&rec);
 	return code;
 }

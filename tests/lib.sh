@@ -14,6 +14,15 @@ cleanup_test() {
 	rm -rf "$TMP"
 }
 trap cleanup_test EXIT
+# SWAPTOOL_VALGRIND=DIR (.ci/run's memcheck pass): every swaptool runs under valgrind memcheck, a log per
+# process in DIR; an error or a definite leak makes it exit 99, which no test expects.
+if [ -n "${SWAPTOOL_VALGRIND:-}" ]; then
+	mkdir -p "$SWAPTOOL_VALGRIND"
+	printf '#!/bin/sh\nexec valgrind -q --tool=memcheck --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file=%s/vg.%%p.log %s "$@"\n' \
+		"$SWAPTOOL_VALGRIND" "$SWAPTOOL" >"$TMP/swaptool-valgrind"
+	chmod +x "$TMP/swaptool-valgrind"
+	SWAPTOOL=$TMP/swaptool-valgrind
+fi
 export XDG_STATE_HOME="$TMP/xdg"
 STATE="$TMP/state"
 
