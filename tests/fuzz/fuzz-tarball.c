@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		body = gz;
 	}
 	fd = fuzz_memfd(body, len, path);
-	if (arc_load(path, &a, &why) == 0) {
+	if (arc_load(path, &prof->limits, &a, &why) == 0) {
 		struct restore_opts o = { .root = root, .profile = prof, .resolve = resolve_none };
 		struct restore_plan p = { 0 };
 		char *why2 = NULL;
