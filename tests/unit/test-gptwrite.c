@@ -43,8 +43,9 @@ static char *sh(const char *fmt, ...)
  * the code under test: a 128-entry array of 128-byte entries is 16 KiB (32 LBAs of 512 bytes, 4 of
  * 4096); the backup header is the last LBA with its array just before it, so the last usable LBA is
  * last - 1 - array; the primary array runs from LBA 2 to 1 + array, so nothing may start before
- * 2 + array (first_usable here; libfdisk's header says the 1 MiB alignment). Partition 1 is the 4 MiB at 1 MiB, partition 2
- * runs from 5 MiB to the last usable LBA. sgdisk and sfdisk must say the same. */
+ * 2 + array (first_usable here; libfdisk's header says the 1 MiB alignment). Partition 1 is the
+ * 4 MiB at 1 MiB, partition 2 runs from 5 MiB to the last usable LBA. sgdisk and sfdisk must say
+ * the same. */
 struct layout {
 	uint32_t lba;
 	uint64_t bytes, last_lba, first_usable, last_usable, p1_start, p1_end, p2_start;
