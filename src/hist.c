@@ -12,14 +12,7 @@ void hist_init(struct hist *h)
 
 unsigned hist_index(uint64_t ns)
 {
-	unsigned msb, shift, idx;
-
-	if (ns < 2 * HIST_SUB)
-		return (unsigned)ns;
-	msb = 63u - (unsigned)__builtin_clzll(ns);
-	shift = msb - HIST_SUB_BITS; /* >= 1 here: ns >= 512 has msb >= 9 */
-	idx = shift * HIST_SUB + (unsigned)(ns >> shift);
-	return idx < HIST_BUCKETS ? idx : HIST_BUCKETS - 1;
+	return hist_index_inline(ns);
 }
 
 uint64_t hist_bucket_low(unsigned idx)

@@ -33,6 +33,15 @@ struct io_target {
 int io_target_open(const char *path, struct io_target *t, const char **why);
 void io_target_close(struct io_target *t);
 
+/* What `accept` measures when given no target. io_find_shard: the largest regular file that
+ * matches `pattern` (glob(3), already expanded against the home); *nmatch counts the matches.
+ * -ENOENT when none. io_mount_disk: the whole disk that holds the filesystem mounted at `mnt`,
+ * found from /proc/self/mountinfo (the mount's MAJ:MIN, else its source device) and /sys (a
+ * partition's parent); *devpath "/dev/nvme0n1", *how "'/' is /dev/nvme0n1p2 (259:2) on disk
+ * nvme0n1". -ENOENT when the mount has no block device (overlay, tmpfs, NFS). */
+int io_find_shard(const char *pattern, char **path, size_t *nmatch);
+int io_mount_disk(const char *mnt, char **devpath, char **how);
+
 /* The working set centered in the target, 4 KiB-aligned (as the write-up's harness centered it).
  * -E2BIG when the target is smaller than the working set. */
 int io_working_set(const struct io_target *t, uint64_t ws, uint64_t *offset);
@@ -47,6 +56,9 @@ int io_zero_sample(int fd, uint64_t off, uint64_t len, unsigned samples, uint64_
 int io_diskstats_ios(const char *dev, uint64_t *ios);
 /* Drive identity from sysfs (NVMe: model, firmware_rev, serial); NULL where unknown. */
 void io_drive_identity(const struct io_target *t, char **model, char **firmware, char **serial);
+/* The NVMe controller ("nvme0") of the whole disk under the target (NULL when not NVMe) and the
+ * disk's size in bytes (0 when unknown), from sysfs. */
+void io_drive_sysfs(const struct io_target *t, char **controller, uint64_t *size_bytes);
 
 struct io_progress {
 	uint64_t elapsed_ns, total_ns; /* since the start, ramp included; total 0 = unknown */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* swaptool: the step table, global options and dispatch. */
 #include "steps.h"
+#include "lock.h"
 
 #include <fcntl.h>
 #include <locale.h>
@@ -165,8 +166,10 @@ static const struct step steps[] = {
 	  "  --map-user OLD=NEW  owner OLD in the backup is NEW here (repeatable)\n",
 	  step_verify_run, NULL, STEP_SAVES_RECORD | STEP_READS_ONLY },
 	{ "accept", "the new drive against the write-up's gates: io_uring 4 KiB O_DIRECT random reads, sequential, engine",
-	  "swaptool accept FILE|DEVICE [options]\n"
-	  "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only\n"
+	  "swaptool accept [FILE|DEVICE] [options]\n"
+	  "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only;\n"
+	  "                         none: the profile's target_glob, else the whole disk that holds /\n"
+	  "  --home DIR             the node user's home, for '~' in target_glob\n"
 	  "  --working-set SIZE     centered working set (default 98G from the profile)\n"
 	  "  --duration S           measured seconds of each random run, 1-86400 (profile: 15 and 20)\n"
 	  "  --ramp S               seconds excluded before measuring (default 2)\n"
@@ -179,14 +182,16 @@ static const struct step steps[] = {
 	  "  --seed N               PRNG seed of the offsets (default: random, recorded)\n",
 	  step_accept_run, step_accept_render, STEP_SAVES_RECORD },
 	{ "report", "one signed report (report.json + SSHSIG, report.txt, report.html) from the step records",
-	  "swaptool report [--key FILE] [--out DIR] [--identity NAME] [--no-sign]\n"
+	  "swaptool report [--key FILE] [--out DIR] [--identity NAME] [--no-sign] [--reference FILE]\n"
 	  "  --key FILE        OpenSSH ed25519 private key, mode 0600 or stricter; an encrypted one signs\n"
 	  "                    through ssh-agent (default as root: /etc/ssh/ssh_host_ed25519_key)\n"
 	  "  --out DIR         where report.json, report.json.sig, allowed_signers, report.txt and\n"
 	  "                    report.html go (default: STATE/report)\n"
 	  "  --identity NAME   the signer's principal in allowed_signers (default: swaptool@HOST);\n"
 	  "                    letters, digits and . _ - @ + only\n"
-	  "  --no-sign         write the report without a signature\n",
+	  "  --no-sign         write the report without a signature\n"
+	  "  --reference FILE  a reference node's accept.json or report.json: both nodes on the same\n"
+	  "                    axes, with B/A ratios\n",
 	  step_report_run, step_report_render, STEP_SAVES_RECORD },
 	{ "verify-report", "check a report's SSH signature, its signer and its record hashes",
 	  "swaptool verify-report REPORT [--sig FILE] [--allowed-signers FILE --identity ID]\n"
@@ -205,6 +210,18 @@ static const struct step steps[] = {
 	  "swaptool compare A.json B.json\n"
 	  "  A.json, B.json  accept records (STATE/accept.json) or signed reports (report.json)\n",
 	  step_compare_run, step_compare_render, 0 },
+	{ "metrics", "records and reports as node_exporter textfile metrics (Prometheus text format)",
+	  "swaptool metrics RECORD... [--out FILE]\n"
+	  "  RECORD      preflight or accept records (STATE/STEP.json), report records or report.json, of any nodes\n"
+	  "  --out FILE  write FILE atomically, mode 0644 (e.g. in node_exporter's textfile directory)\n",
+	  step_metrics_run, step_metrics_render, 0 },
+	{ "fleet", "many nodes in one view: drive class, delta, path, accept figures against a reference, gates",
+	  "swaptool fleet RECORD... [--reference HOST]\n"
+	  "  RECORD            preflight or accept records (STATE/STEP.json), report records or report.json\n"
+	  "  --reference HOST  the node the others' accept figures are divided by (default: the first\n"
+	  "                    node whose accept passed)\n"
+	  "exit: 0 every node passes, 1 a node failed a step, 2 usage, 3 unreadable or malformed input\n",
+	  step_fleet_run, step_fleet_render, 0 },
 	{ "config", "the profile in force, where it comes from, and its values",
 	  "swaptool config\n"
 	  "  the profile is --profile FILE, else $SWAPTOOL_PROFILE, else SYSCONFDIR/swaptool/profile.ini when it\n"
@@ -400,6 +417,7 @@ static int swaptool_main(int argc, char **argv)
 {
 	struct globals g = { 0 };
 	struct record rec = { 0 };
+	struct state_lock lock = { .fd = -1 };
 	const struct step *s;
 	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 	_cleanup_free_ char *perr = NULL;
@@ -459,6 +477,7 @@ static int swaptool_main(int argc, char **argv)
 		ctx.step = NULL;
 		ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", argv[1]);
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
+		free(ctx.err_msg);
 		return EXIT_USAGE;
 	}
 	ctx.step = s->name;
@@ -479,6 +498,28 @@ static int swaptool_main(int argc, char **argv)
 	if (record_init(&rec, s->name) < 0)
 		abort();
 
+	/* One writer per state directory, held from before the step's first write to after its record.
+	 * A directory that cannot hold the lock file cannot take the record either: the save says so. */
+	r = (s->flags & STEP_SAVES_RECORD) ? state_lock_take(&lock, ctx.state_dir, s->name, STATE_LOCK_WAIT_MS) : 0;
+	if (r == -EINVAL) {
+		_cleanup_free_ char *msg = xasprintf("lock file '%s/.lock' is not a regular file (a symlink, FIFO or "
+						     "device was put there); remove it", ctx.state_dir);
+		out_error(&ctx, EXIT_FAILED, msg);
+		code = EXIT_FAILED;
+		goto out;
+	}
+	if (r == -EBUSY) {
+		char pid[24] = "unknown";
+		if (lock.holder)
+			snprintf(pid, sizeof(pid), "%ld", (long)lock.holder);
+		_cleanup_free_ char *msg = xasprintf(
+			"state directory '%s' is in use by swaptool pid %s (step %s); wait for it to finish, "
+			"or pass --state DIR for a separate run", ctx.state_dir, pid,
+			lock.holder_step[0] ? lock.holder_step : "unknown");
+		out_error(&ctx, EXIT_FAILED, msg);
+		code = EXIT_FAILED;
+		goto out;
+	}
 	optind = 1;
 	opterr = 0;
 	code = s->run(&ctx, argc - 1, argv + 1, &rec);
@@ -517,6 +558,7 @@ static int swaptool_main(int argc, char **argv)
 		}
 	}
 out:
+	state_lock_release(&lock);
 	record_free(&rec);
 	return code;
 }

@@ -76,6 +76,8 @@ static void profile_defaults(struct profile *p)
 	p->ramp_s = 2;
 	p->seq_bytes = 4ULL << 30;
 	p->busy_threshold_iops = 500;
+	/* where flare's package cache keeps the Engram shard the gates were written for */
+	p->target_glob = xstrdup("~/.cache/flare/packages/*/weights/engram-*-weights.safetensors");
 	/* "4 K random in the 98 GB shard, 16 threads: >= 60 K IOPS and p50 <= 250 us" */
 	r = add_run(p, "rand16");
 	r->inflight = 16, r->duration_s = 15, r->min_iops = 60000, r->max_p50_us = 250;
@@ -346,6 +348,12 @@ static int handler(void *user, const char *section, const char *key, const char 
 		else if (streq(key, "busy_threshold_iops")) {
 			if (parse_u64_value(v, &p->busy_threshold_iops) < 0)
 				return bad(s, line, section, key, "not a whole number:");
+		} else if (streq(key, "target_glob")) {
+			const char *why = v[0] == '/' || v[0] == '~' ? path_bad(v) : "not an absolute or '~/' path";
+
+			if (why)
+				return bad_path(s, line, section, key, v, why);
+			set_str(&p->target_glob, v);
 		} else
 			return bad(s, line, section, key, "unknown key");
 		return 1;
@@ -543,6 +551,7 @@ void profile_free(struct profile *p)
 	if (!p)
 		return;
 	free(p->source);
+	free(p->target_glob);
 	strlist_clear(&p->backup_paths);
 	strlist_clear(&p->required);
 	strlist_clear(&p->fstab_files);

@@ -5,7 +5,9 @@
 #include "profile.h"
 #include "size.h"
 #include "out.h"
+#include "drives.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <sys/utsname.h>
@@ -19,9 +21,13 @@ bool report_step_required(const char *step)
 	return streq(step, "preflight") || streq(step, "backup") || streq(step, "verify") || streq(step, "accept");
 }
 
+/* The checks that make up the clone trap: a failure of these alone, with a path still open
+ * (fresh install, or a filesystem-aware clone), is the finding "trap", not "no path". A
+ * filesystem that cannot be shrunk closes path 2 only: the fresh install remains. */
 static bool clone_trap_check(const char *id)
 {
-	return streq(id, "raw-clone") || streq(id, "gpt-backup-header") || streq(id, "partition-fit");
+	return streq(id, "raw-clone") || streq(id, "gpt-backup-header") || streq(id, "partition-fit") ||
+	       streq(id, "fs-fit");
 }
 
 static size_t jlen(json_object *a)
@@ -114,10 +120,36 @@ static char *pass_why(const char *step, json_object *rec)
 	return xasprintf("%zu checks passed", jlen(checks));
 }
 
-enum status report_judge_step(const char *step, json_object *rec, char **why)
+bool report_preflight_trap(json_object *rec)
 {
 	const char *verdict = jget_str(rec, "verdict");
 	json_object *checks = jget(rec, "checks");
+	bool only_trap = true, any = false;
+
+	if (!streq(verdict, "fail") && !streq(verdict, REPORT_VERDICT_TRAP))
+		return false;
+	if (!path_possible(rec, "fs_clone") && !path_possible(rec, "fresh_install"))
+		return false;
+	for (size_t i = 0; i < jlen(checks); i++) {
+		json_object *c = json_object_array_get_idx(checks, i);
+		if (streq(jget_str(c, "status"), "fail")) {
+			any = true;
+			only_trap = only_trap && clone_trap_check(jget_str(c, "id"));
+		}
+	}
+	return any && only_trap;
+}
+
+const char *report_step_word(const char *step, json_object *rec, enum status st)
+{
+	if (streq(step, "preflight") && st == ST_PASS && report_preflight_trap(rec))
+		return REPORT_VERDICT_TRAP;
+	return status_name(st);
+}
+
+enum status report_judge_step(const char *step, json_object *rec, char **why)
+{
+	const char *verdict = jget_str(rec, "verdict");
 
 	if (!rec) {
 		*why = xstrdup("not run");
@@ -140,24 +172,12 @@ enum status report_judge_step(const char *step, json_object *rec, char **why)
 		*why = first_check(rec, "warn") ?: xstrdup("passed with warnings");
 		return ST_WARN;
 	}
-	if (streq(step, "preflight") && streq(verdict, "fail") &&
-	    (path_possible(rec, "fs_clone") || path_possible(rec, "fresh_install"))) {
-		bool only_trap = true, any = false;
-
-		for (size_t i = 0; i < jlen(checks); i++) {
-			json_object *c = json_object_array_get_idx(checks, i);
-			if (streq(jget_str(c, "status"), "fail")) {
-				any = true;
-				only_trap = only_trap && clone_trap_check(jget_str(c, "id"));
-			}
-		}
-		if (any && only_trap) {
-			*why = xasprintf("clone trap found (raw clone impossible); possible: %s%s%s",
-					 path_possible(rec, "fresh_install") ? "fresh install + restore" : "",
-					 path_possible(rec, "fresh_install") && path_possible(rec, "fs_clone") ? ", " : "",
-					 path_possible(rec, "fs_clone") ? "filesystem-aware clone" : "");
-			return ST_PASS;
-		}
+	if (streq(step, "preflight") && report_preflight_trap(rec)) {
+		*why = xasprintf("clone trap found, a path exists: raw clone impossible; possible: %s%s%s",
+				 path_possible(rec, "fresh_install") ? "fresh install + restore" : "",
+				 path_possible(rec, "fresh_install") && path_possible(rec, "fs_clone") ? ", " : "",
+				 path_possible(rec, "fs_clone") ? "filesystem-aware clone" : "");
+		return ST_PASS;
 	}
 	*why = first_check(rec, "fail") ?: xasprintf("verdict '%s'", verdict ?: "missing");
 	return ST_FAIL;
@@ -413,7 +433,7 @@ int report_build(const char *state_dir, json_object **out)
 		}
 		st = report_judge_step(step, rec, &w);
 		jset_str(s, "step", step);
-		jset_str(s, "status", rec ? status_name(st) : "missing");
+		jset_str(s, "status", rec ? report_step_word(step, rec, st) : "missing");
 		jset_str(s, "finished", jget_str(rec, "finished"));
 		jset_str(s, "host", jget_str(rec, "host"));
 		jset_str(s, "why", w);
@@ -535,6 +555,10 @@ int report_check_verdict(json_object *report, char **why)
 				worst = st;
 		}
 		want = worst == ST_FAIL ? "fail" : worst == ST_WARN ? "warn" : "pass";
+		/* preflight names its clone-trap finding "trap" (records made before the word say "fail") */
+		if (streq(step, "preflight") && worst == ST_FAIL && streq(jget_str(rec, "verdict"), REPORT_VERDICT_TRAP) &&
+		    report_preflight_trap(rec))
+			want = REPORT_VERDICT_TRAP;
 		if (!streq(jget_str(rec, "verdict"), want)) {
 			*why = xasprintf("record '%s' says '%s' but its checks say '%s'", step, jget_str(rec, "verdict") ?: "?",
 					 want);
@@ -566,6 +590,212 @@ bool report_gate_of_run(const char *gate, const char *run)
 	size_t n = strlen(run);
 
 	return gate && strncmp(gate, run, n) == 0 && (gate[n] == '\0' || gate[n] == '-' || gate[n] == '_' || gate[n] == '.');
+}
+
+/* ---- the drives, side by side ---- */
+
+static void put(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v ? json_object_get(v) : NULL);
+}
+
+/* The namespace preflight judged (the one holding the table), else the first. */
+static json_object *judged_ns(json_object *id)
+{
+	json_object *nss = jget(id, "namespaces");
+
+	for (size_t i = 0; i < jlen(nss); i++)
+		if (jget_bool(json_object_array_get_idx(nss, i), "judged"))
+			return json_object_array_get_idx(nss, i);
+	return jlen(nss) ? json_object_array_get_idx(nss, 0) : NULL;
+}
+
+/* What an NVMe identity (preflight's source_identity or target_identity) measured of the drive's
+ * class and health. */
+static void drive_health(json_object *o, json_object *id)
+{
+	json_object *smart = jget(id, "smart"), *cls = jget(id, "class"), *ns = judged_ns(id);
+
+	put(o, "class", jget(cls, "verdict"));
+	put(o, "class_reason", jget(cls, "reason"));
+	put(o, "hmb_mb", jget_bool(id, "nvme") ? jget(id, "hmb_mb") : NULL);
+	put(o, "lba_format", jget(ns, "lba_format"));
+	put(o, "power_on_hours", jget(smart, "power_on_hours"));
+	put(o, "data_read_bytes", jget(smart, "data_read_bytes"));
+	put(o, "data_written_bytes", jget(smart, "data_written_bytes"));
+	put(o, "media_errors", jget(smart, "media_errors"));
+	put(o, "temperature_c", jget(smart, "temperature_c"));
+	put(o, "critical_warning", jget(smart, "critical_warning"));
+	put(o, "error_log_entries", jget(jget(id, "error_log"), "entries"));
+}
+
+static json_object *drive_old(json_object *pre)
+{
+	json_object *o = json_object_new_object(), *src = jget(pre, "source"), *id = jget(pre, "source_identity");
+	json_object *ns = judged_ns(id);
+
+	jset_str(o, "from", !pre ? NULL : !id ? "preflight (no drive identity in its record)" :
+		 !jget_bool(id, "nvme") ? "preflight (sysfs: not an NVMe identity)" :
+		 streq(jget_str(id, "from"), "dumps") ? "preflight (NVMe identify and log dumps)" : "preflight (NVMe controller)");
+	put(o, "device", jget(src, "path"));
+	put(o, "controller", jget(id, "controller"));
+	put(o, "model", jget(src, "model") ?: jget(id, "model"));
+	put(o, "serial", jget(src, "serial") ?: jget(id, "serial"));
+	put(o, "firmware", jget(src, "firmware") ?: jget(id, "firmware"));
+	put(o, "namespace_bytes", jget(ns, "size_bytes") ?: jget(src, "size_bytes"));
+	put(o, "lba_size", jget(ns, "lba_size") ?: jget(src, "lba_size"));
+	drive_health(o, id);
+	return o;
+}
+
+/*
+ * The new drive as accept measured it (its `drive`: the device under the file it read). Preflight's
+ * target_identity counts only when preflight read that drive's controller itself (nvme true) and,
+ * when accept saw a serial, it is the same drive; a --target-model is a name typed by hand and
+ * never stands in for a measurement. The class from the catalogue is judged on the model accept read.
+ */
+static json_object *drive_new(json_object *pre, json_object *acc, const struct profile *p)
+{
+	json_object *o = json_object_new_object(), *d = jget(acc, "drive"), *tid = jget(pre, "target_identity");
+	const char *ds = jget_str(d, "serial");
+	bool tmeasured = jget_bool(tid, "nvme"), same = tmeasured && (!d || !ds || streq(ds, jget_str(tid, "serial")));
+	json_object *ns = same ? judged_ns(tid) : NULL;
+
+	if (d) {
+		_cleanup_free_ char *from = xasprintf("accept (sysfs of %s under %s)%s", jget_str(d, "disk") ?: "?",
+						      jget_str(d, "under") ?: jget_str(jget(acc, "target"), "path") ?: "?",
+						      same ? "; class and health: preflight (NVMe controller)" : "");
+		jset_str(o, "from", from);
+		put(o, "device", jget(d, "disk"));
+		put(o, "controller", jget(d, "controller"));
+		put(o, "model", jget(d, "model"));
+		put(o, "serial", jget(d, "serial"));
+		put(o, "firmware", jget(d, "firmware"));
+		put(o, "namespace_bytes", jget(d, "size_bytes"));
+		/* a file's target lba_size is the 4096 accept reads in, not the device's */
+		put(o, "lba_size", streq(jget_str(jget(acc, "target"), "kind"), "block") ? jget(jget(acc, "target"), "lba_size")
+										       : jget(ns, "lba_size"));
+	} else if (same) {
+		jset_str(o, "from", "preflight (NVMe controller of the target)");
+		put(o, "device", jget(jget(pre, "target"), "path"));
+		put(o, "controller", jget(tid, "controller"));
+		put(o, "model", jget(tid, "model"));
+		put(o, "serial", jget(tid, "serial"));
+		put(o, "firmware", jget(tid, "firmware"));
+		put(o, "namespace_bytes", jget(ns, "size_bytes"));
+		put(o, "lba_size", jget(ns, "lba_size"));
+	} else {
+		jset_str(o, "from", NULL);
+		const char *keys[] = { "device", "controller", "model", "serial", "firmware", "namespace_bytes", "lba_size" };
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+			json_object_object_add(o, keys[i], NULL);
+	}
+	drive_health(o, same ? tid : NULL);
+	if (!same && jget_str(o, "model") && p) {
+		struct drive_class c;
+		_cleanup_free_ char *why = NULL, *reason = NULL;
+
+		if (drive_lookup(p, jget_str(o, "model"), &c) == 0) {
+			enum drive_verdict v = drive_judge(&c, false, 0, &why);
+			reason = xasprintf("%s (catalogue, by the model accept read)", why ?: "");
+			jset_str(o, "class", drive_verdict_name(v));
+			jset_str(o, "class_reason", reason);
+		}
+	}
+	return o;
+}
+
+void report_add_drives(json_object *rep, const struct profile *p)
+{
+	json_object *steps = jget(rep, "steps"), *o = json_object_new_object();
+
+	json_object_object_add(o, "old", drive_old(jget(steps, "preflight")));
+	json_object_object_add(o, "new", drive_new(jget(steps, "preflight"), jget(steps, "accept"), p));
+	json_object_object_add(rep, "drives", o);
+}
+
+enum dkind { DK_STR, DK_BYTES, DK_TB, DK_MB, DK_NUM, DK_C, DK_B };
+static const struct {
+	const char *key, *label;
+	enum dkind kind;
+} drive_rows[] = {
+	{ "device", "device", DK_STR },
+	{ "controller", "NVMe controller", DK_STR },
+	{ "model", "model", DK_STR },
+	{ "serial", "serial", DK_STR },
+	{ "firmware", "firmware", DK_STR },
+	{ "class", "class", DK_STR },
+	{ "class_reason", "class reason", DK_STR },
+	{ "hmb_mb", "host memory buffer", DK_MB },
+	{ "namespace_bytes", "namespace size", DK_BYTES },
+	{ "lba_size", "LBA size", DK_B },
+	{ "lba_format", "LBA format", DK_NUM },
+	{ "power_on_hours", "power-on hours", DK_NUM },
+	{ "data_read_bytes", "data read", DK_TB },
+	{ "data_written_bytes", "data written", DK_TB },
+	{ "media_errors", "media errors", DK_NUM },
+	{ "temperature_c", "temperature", DK_C },
+	{ "critical_warning", "critical warnings", DK_NUM },
+	{ "error_log_entries", "error-log entries", DK_NUM },
+	{ "from", "measured by", DK_STR },
+};
+
+/* One cell of the drives table: "unknown" where the steps did not measure it. */
+static char *drive_cell(json_object *side, size_t row)
+{
+	json_object *v = jget(side, drive_rows[row].key);
+	uint64_t u = v ? json_object_get_uint64(v) : 0;
+	char a[32], b[32];
+
+	if (!v || json_object_is_type(v, json_type_null))
+		return xstrdup("unknown");
+	switch (drive_rows[row].kind) {
+	case DK_STR: return xstrdup(json_object_get_string(v));
+	case DK_BYTES: return xasprintf("%s B (%s)", fmt_thousands(u, a), fmt_tb(u, b));
+	case DK_TB: return xstrdup(fmt_tb(u, a));
+	case DK_MB: return u ? xasprintf("%" PRIu64 " MB", u) : xstrdup("none (0 MB)");
+	case DK_NUM: return xstrdup(fmt_thousands(u, a));
+	case DK_C: return xasprintf("%" PRId64 " C", json_object_get_int64(v));
+	case DK_B: return xasprintf("%" PRIu64 " B", u);
+	}
+	return xstrdup("unknown");
+}
+
+/* The next line of at most `width` columns of s into buf, cut at a space where there is one;
+ * returns where the rest starts. */
+static const char *wrap_line(const char *s, char buf[64], size_t width)
+{
+	size_t n = strlen(s), cut;
+
+	if (n <= width) {
+		memcpy(buf, s, n + 1);
+		return s + n;
+	}
+	cut = width;
+	while (cut > width / 2 && s[cut] != ' ')
+		cut--;
+	if (s[cut] != ' ')
+		cut = width;
+	memcpy(buf, s, cut);
+	buf[cut] = '\0';
+	s += cut;
+	while (*s == ' ')
+		s++;
+	return s;
+}
+
+/* The drives of a report: its `drives`, or (a report made before it) derived from its records. */
+static json_object *report_drives_of(json_object *rep, bool *owned)
+{
+	json_object *d = jget(rep, "drives");
+
+	*owned = !d;
+	if (d)
+		return d;
+	d = json_object_new_object();
+	json_object_object_add(d, "old", drive_old(jget(jget(rep, "steps"), "preflight")));
+	json_object_object_add(d, "new", drive_new(jget(jget(rep, "steps"), "preflight"), jget(jget(rep, "steps"), "accept"), NULL));
+	return d;
 }
 
 /* ---- text ---- */
@@ -626,11 +856,134 @@ char *report_gate_threshold(json_object *g)
 	return xasprintf("%s%s%s%s%s", op ?: "", op ? " " : "", v, unit ? " " : "", unit ?: "");
 }
 
+static double ratio_of(double b, double a)
+{
+	return a > 0 ? b / a : NAN;
+}
+
+static void fmt_ratio(double r, char buf[32])
+{
+	if (isnan(r))
+		snprintf(buf, 32, "-");
+	else
+		snprintf(buf, 32, "%.2f", r);
+}
+
+static json_object *find_run(json_object *runs, const char *name)
+{
+	for (size_t i = 0; i < jlen(runs); i++)
+		if (streq(jget_str(json_object_array_get_idx(runs, i), "name"), name))
+			return json_object_array_get_idx(runs, i);
+	return NULL;
+}
+
+static json_object *find_ws(json_object *sweep, uint64_t ws)
+{
+	for (size_t i = 0; i < jlen(sweep); i++)
+		if (jget_u64(json_object_array_get_idx(sweep, i), "working_set_bytes") == ws)
+			return json_object_array_get_idx(sweep, i);
+	return NULL;
+}
+
+/* The --sweep as text: IOPS and p50 per working set (the write-up's cliff: 69 K -> 13 K IOPS), with
+ * the reference node's point at the same working set and the B/A ratio when there is one. */
+static void text_sweep(FILE *f, json_object *sweep, json_object *ref)
+{
+	_cleanup_table_ struct table *t = NULL;
+	bool cmp = ref && jlen(jget(ref, "sweep"));
+	char a[32], b[32], c[32], d[32], e[32];
+
+	if (!jlen(sweep))
+		return;
+	t = table_new(cmp ? 6 : 3);
+	if (cmp)
+		table_header(t, "working set", "IOPS", "p50", "reference IOPS", "reference p50", "IOPS B/A");
+	else
+		table_header(t, "working set", "IOPS", "p50");
+	for (unsigned k = 1; k < (cmp ? 6u : 3u); k++)
+		table_align(t, k, ALIGN_RIGHT);
+	for (size_t i = 0; i < jlen(sweep); i++) {
+		json_object *r = json_object_array_get_idx(sweep, i);
+		json_object *rr = cmp ? find_ws(jget(ref, "sweep"), jget_u64(r, "working_set_bytes")) : NULL;
+
+		fmt_iops(jget_double(r, "iops"), b);
+		fmt_us(jget_double(jget(r, "lat_us"), "p50"), c);
+		if (!cmp) {
+			table_row(t, fmt_binary(jget_u64(r, "working_set_bytes"), a), b, c);
+			continue;
+		}
+		snprintf(d, 32, "-"), snprintf(e, 32, "-");
+		if (rr) {
+			fmt_iops(jget_double(rr, "iops"), d);
+			fmt_us(jget_double(jget(rr, "lat_us"), "p50"), e);
+		}
+		{
+			char q[32];
+			fmt_ratio(rr ? ratio_of(jget_double(r, "iops"), jget_double(rr, "iops")) : NAN, q);
+			table_row(t, fmt_binary(jget_u64(r, "working_set_bytes"), a), b, c, d, e, q);
+		}
+	}
+	fprintf(f, "\nSweep: 4 KiB random reads by working set\n");
+	table_fprint(f, t, false);
+}
+
+/* This node (B) against the reference node (A) from report --reference: per run, B/A ratios. */
+static void text_compare(FILE *f, json_object *rep, json_object *acc)
+{
+	json_object *ref = jget(rep, "reference"), *ra = report_accept_of(jget(ref, "accept")), *runs = jget(acc, "runs");
+	_cleanup_table_ struct table *t = NULL;
+
+	if (!ra)
+		return;
+	t = table_new(10);
+	table_header(t, "run", "IOPS A", "IOPS B", "B/A", "p50 A", "p50 B", "B/A", "p99.9 A", "p99.9 B", "B/A");
+	for (unsigned k = 1; k < 10; k++)
+		table_align(t, k, ALIGN_RIGHT);
+	for (size_t i = 0; i < jlen(runs); i++) {
+		json_object *b = json_object_array_get_idx(runs, i), *a = find_run(jget(ra, "runs"), jget_str(b, "name"));
+		char c[9][32];
+
+		if (!a)
+			continue;
+		fmt_iops(jget_double(a, "iops"), c[0]);
+		fmt_iops(jget_double(b, "iops"), c[1]);
+		fmt_ratio(ratio_of(jget_double(b, "iops"), jget_double(a, "iops")), c[2]);
+		fmt_us(jget_double(jget(a, "lat_us"), "p50"), c[3]);
+		fmt_us(jget_double(jget(b, "lat_us"), "p50"), c[4]);
+		fmt_ratio(ratio_of(jget_double(jget(b, "lat_us"), "p50"), jget_double(jget(a, "lat_us"), "p50")), c[5]);
+		fmt_us(jget_double(jget(a, "lat_us"), "p99_9"), c[6]);
+		fmt_us(jget_double(jget(b, "lat_us"), "p99_9"), c[7]);
+		fmt_ratio(ratio_of(jget_double(jget(b, "lat_us"), "p99_9"), jget_double(jget(a, "lat_us"), "p99_9")), c[8]);
+		table_row(t, jget_str(b, "name") ?: "?", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
+	}
+	fprintf(f, "\nAgainst the reference node %s (A; this node %s is B; %s, record sha256 %.16s...)\n",
+		jget_str(ref, "node") ?: "?", jget_str(acc, "host") ?: "?", jget_str(ref, "file") ?: "?",
+		jget_str(ref, "sha256") ?: "?");
+	table_fprint(f, t, false);
+}
+
+int report_add_reference(json_object *rep, json_object *doc, const char *file)
+{
+	json_object *acc = report_accept_of(doc), *o;
+	char hex[65];
+
+	if (!acc || !json_object_is_type(acc, json_type_object) || !json_object_is_type(jget(acc, "runs"), json_type_array))
+		return -EINVAL;
+	o = json_object_new_object();
+	jset_str(o, "file", file);
+	jset_str(o, "node", jget_str(doc, "node") ?: jget_str(acc, "host"));
+	report_record_sha256(acc, hex);
+	jset_str(o, "sha256", hex);
+	put(o, "accept", acc);
+	json_object_object_add(rep, "reference", o);
+	return 0;
+}
+
 char *report_text(json_object *rep)
 {
 	json_object *steps = jget(rep, "steps"), *pre = jget(steps, "preflight"), *acc = jget(steps, "accept");
 	json_object *summary = jget(rep, "summary"), *signer = jget(rep, "signer");
-	char *text = NULL, a[32], b[32], c[32];
+	char *text = NULL, a[32], b[32], c[32], d4[32];
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
@@ -654,24 +1007,39 @@ char *report_text(json_object *rep)
 		table_fprint(f, t, false);
 	}
 
+	{
+		bool owned;
+		json_object *d = report_drives_of(rep, &owned);
+		_cleanup_table_ struct table *t = table_new(3);
+
+		table_header(t, "", "old drive (source)", "new drive (target)");
+		for (size_t i = 0; i < ARRAY_SIZE(drive_rows); i++) {
+			_cleanup_free_ char *o = drive_cell(jget(d, "old"), i), *n = drive_cell(jget(d, "new"), i);
+			const char *po = o, *pn = n;
+
+			/* a long cell (the class reason) over several lines of at most 56 columns */
+			for (bool first = true; first || *po || *pn; first = false) {
+				char lo[64], ln[64];
+				po = wrap_line(po, lo, 56);
+				pn = wrap_line(pn, ln, 56);
+				table_row(t, first ? drive_rows[i].label : "", lo, ln);
+			}
+		}
+		fprintf(f, "\nDrives (old -> new)\n");
+		table_fprint(f, t, false);
+		if (owned)
+			json_object_put(d);
+	}
+
 	if (pre) {
 		json_object *src = jget(pre, "source"), *tgt = jget(pre, "target");
 		json_object *gpt = jget(jget(src, "partition_table"), "backup_header_lba");
-		_cleanup_table_ struct table *t = table_new(3);
 
-		table_header(t, "", "old (source)", "new (target)");
-		table_row(t, "device", jget_str(src, "path"), jget_str(jget(acc, "target"), "path") ?: jget_str(tgt, "spec"));
-		table_row(t, "model", jget_str(src, "model"),
-			  jget_str(tgt, "model") ?: jget_str(jget(pre, "target_identity"), "model") ?:
-			  jget_str(jget(acc, "target"), "model"));
-		table_row(t, "firmware", jget_str(src, "firmware"), jget_str(tgt, "firmware"));
-		table_row(t, "bytes", u64s(src, "size_bytes", a), u64s(tgt, "size_bytes", b));
-		table_row(t, "size", fmt_tib(jget_u64(src, "size_bytes"), a), fmt_tib(jget_u64(tgt, "size_bytes"), b));
-		table_row(t, "LBAs", u64s(src, "lba_count", a), u64s(tgt, "lba_count", b));
-		fprintf(f, "\nDrives (old -> new)\n");
-		table_fprint(f, t, false);
-
+		(void)0;
 		fprintf(f, "\nClone trap\n");
+		fprintf(f, "  source %s bytes (%s LBAs), target %s bytes (%s LBAs, preflight's --target %s)\n",
+			u64s(src, "size_bytes", a), u64s(src, "lba_count", b), u64s(tgt, "size_bytes", c),
+			u64s(tgt, "lba_count", d4), jget_str(tgt, "spec") ?: "?");
 		fprintf(f, "  delta: %s bytes (target minus source)\n", fmt_thousands_signed(jget_i64(pre, "delta_bytes"), a));
 		if (gpt && jget_u64(tgt, "lba_count"))
 			fprintf(f, "  GPT backup header at LBA %s on the old drive; the new drive's last LBA is %s\n",
@@ -765,6 +1133,8 @@ char *report_text(json_object *rep)
 		report_engine_gates(acc, &run, &failed);
 		fprintf(f, "  engine gates (cold-boot 157 K prompt, full 97-scenario bench): %s\n",
 			!run ? "NOT RUN" : failed ? "FAILED" : "passed");
+		text_sweep(f, jget(acc, "sweep"), report_accept_of(jget(jget(rep, "reference"), "accept")));
+		text_compare(f, rep, acc);
 	}
 
 	{
@@ -801,229 +1171,888 @@ static void html_esc(FILE *f, const char *s)
 		}
 }
 
-static void html_row(FILE *f, const char *tag, int n, ...)
-{
-	va_list ap;
+static const char *const chart_colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b" };
+#define REF_COLOR "#555"
 
-	va_start(ap, n);
-	fputs("<tr>", f);
-	for (int i = 0; i < n; i++) {
-		fprintf(f, "<%s>", tag);
-		html_esc(f, va_arg(ap, const char *) ?: "-");
-		fprintf(f, "</%s>", tag);
-	}
-	fputs("</tr>\n", f);
-	va_end(ap);
+/* ---- charts: inline SVG with axes, units, ticks; every series says how many points it has ---- */
+
+enum unit { U_US, U_IOPS, U_BYTES, U_S, U_PCT, U_PCTL };
+
+struct axis {
+	double lo, hi;
+	bool log;
+	enum unit unit;
+	const char *title; /* NULL: no such axis (y2) */
+};
+
+struct chart {
+	double W, H, L, R, T, B;
+	struct axis x, y, y2;
+};
+
+static double nice_step(double x)
+{
+	double p, f;
+
+	if (!(x > 0))
+		return 1;
+	p = pow(10, floor(log10(x)));
+	f = x / p;
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
 
-static const char *const chart_colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b" };
-
-/* Percentile curve per run on log-log axes: x = 1/(1-p) (p50 -> 2 ... p99.9 -> 1000, max at 10^4),
- * y = latency in us; the profile's p50 and p99.9 thresholds drawn dashed at their percentile. */
-static void svg_latency(FILE *f, json_object *runs, const struct profile *p)
+/* Whole decades on a log axis; 0 to a round number on a linear one. */
+static void ax_fit(struct axis *a, double lo, double hi)
 {
-	static const struct { const char *key, *label; double x; } pts[] = {
-		{ "p50", "p50", 2 }, { "p90", "p90", 10 }, { "p99", "p99", 100 }, { "p99_9", "p99.9", 1000 }, { "max", "max", 10000 },
-	};
-	const double W = 640, H = 360, L = 70, R = 150, T = 20, B = 50;
-	double lo = INFINITY, hi = 0;
-
-	for (size_t i = 0; i < jlen(runs); i++) {
-		json_object *lat = jget(json_object_array_get_idx(runs, i), "lat_us");
-		for (size_t k = 0; k < ARRAY_SIZE(pts); k++) {
-			double v = jget_double(lat, pts[k].key);
-			if (v > 0) {
-				lo = fmin(lo, v);
-				hi = fmax(hi, v);
-			}
-		}
+	if (a->log && a->unit == U_BYTES) {
+		/* sizes in powers of two: 16 MiB, 64 MiB, 256 MiB read better than 10^k bytes */
+		if (!(hi > 0))
+			hi = 1;
+		if (!(lo > 0) || lo > hi)
+			lo = hi / 4;
+		a->lo = exp2(floor(log2(lo)));
+		a->hi = exp2(ceil(log2(hi)));
+		if (a->hi < a->lo * 4)
+			a->lo /= 2, a->hi *= 2;
+		return;
 	}
-	for (size_t i = 0; p && i < p->nruns; i++) {
-		if (p->runs[i].max_p50_us)
-			lo = fmin(lo, (double)p->runs[i].max_p50_us), hi = fmax(hi, (double)p->runs[i].max_p50_us);
-		if (p->runs[i].max_p99_9_us)
-			lo = fmin(lo, (double)p->runs[i].max_p99_9_us), hi = fmax(hi, (double)p->runs[i].max_p99_9_us);
+	if (a->log) {
+		if (!(hi > 0))
+			hi = 1;
+		if (!(lo > 0) || lo > hi)
+			lo = hi / 10;
+		a->lo = pow(10, floor(log10(lo)));
+		a->hi = pow(10, ceil(log10(hi)));
+		if (a->hi <= a->lo)
+			a->hi = a->lo * 10;
+		return;
 	}
 	if (!(hi > 0))
-		return;
-	double d0 = floor(log10(lo)), d1 = ceil(log10(hi));
-	if (d1 <= d0)
-		d1 = d0 + 1;
-#define SX(x) (L + (log10(x) - log10(2)) / (4 - log10(2)) * (W - L - R))
-#define SY(y) (T + (d1 - log10(y)) / (d1 - d0) * (H - T - B))
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		   "role=\"img\" aria-label=\"read latency percentiles per run\">\n", W, H, W, H);
-	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\" stroke=\"#888\"/>\n", L, T,
-		W - L - R, H - T - B);
-	for (double d = d0; d <= d1; d++) {
-		double y = SY(pow(10, d));
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>", L, y, W - R, y);
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>\n", L - 6, y + 4,
-			d >= 3 ? (d >= 6 ? "1 s" : d == 3 ? "1 ms" : d == 4 ? "10 ms" : "100 ms")
-			       : (d <= 0 ? "1 us" : d == 1 ? "10 us" : "100 us"));
-	}
-	for (size_t k = 0; k < ARRAY_SIZE(pts); k++)
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n", SX(pts[k].x),
-			H - B + 16, pts[k].label);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">percentile (log scale)</text>\n",
-		L + (W - L - R) / 2, H - 12);
-	fprintf(f, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">"
-		   "read latency (log scale)</text>\n", T + (H - T - B) / 2, T + (H - T - B) / 2);
-	for (size_t i = 0; i < jlen(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i), *lat = jget(r, "lat_us");
-		const char *col = chart_colors[i % ARRAY_SIZE(chart_colors)];
-
-		fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", col);
-		for (size_t k = 0; k < ARRAY_SIZE(pts); k++) {
-			double v = jget_double(lat, pts[k].key);
-			if (v > 0)
-				fprintf(f, "%.1f,%.1f ", SX(pts[k].x), SY(v));
-		}
-		fputs("\"/>\n", f);
-		for (size_t k = 0; k < ARRAY_SIZE(pts); k++) {
-			double v = jget_double(lat, pts[k].key);
-			if (v > 0)
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", SX(pts[k].x), SY(v), col);
-		}
-		fprintf(f, "\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">", W - R + 10, T + 14 + 16.0 * (double)i, col);
-		html_esc(f, jget_str(r, "name") ?: "?");
-		fputs("</text>\n", f);
-		/* the thresholds of this run's profile entry */
-		for (size_t j = 0; p && j < p->nruns; j++) {
-			const struct accept_run *pr = &p->runs[j];
-			if (!streq(pr->name, jget_str(r, "name")))
-				continue;
-			if (pr->max_p50_us) {
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"5,4\"/>"
-					   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">",
-					SX(2), SY((double)pr->max_p50_us), SX(10), SY((double)pr->max_p50_us), col, SX(2) + 2,
-					SY((double)pr->max_p50_us) - 3, col);
-				html_esc(f, pr->name);
-				fprintf(f, " p50 &lt;= %" PRIu64 " us</text>\n", pr->max_p50_us);
-			}
-			if (pr->max_p99_9_us) {
-				fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-dasharray=\"5,4\"/>"
-					   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">",
-					SX(300), SY((double)pr->max_p99_9_us), SX(3000), SY((double)pr->max_p99_9_us), col, SX(300),
-					SY((double)pr->max_p99_9_us) - 3, col);
-				html_esc(f, pr->name);
-				fprintf(f, " p99.9 &lt;= %" PRIu64 " us</text>\n", pr->max_p99_9_us);
-			}
-		}
-	}
-	fputs("</svg>\n", f);
-#undef SX
-#undef SY
+		hi = 1;
+	a->lo = 0;
+	a->hi = ceil(hi * 1.05 / nice_step(hi / 5)) * nice_step(hi / 5);
 }
 
-/* IOPS against working set, when the accept record carries a `sweep` [{working_set_bytes, iops}]. */
-static void svg_sweep(FILE *f, json_object *sweep)
+static double ax_frac(const struct axis *a, double v)
 {
-	const double W = 640, H = 300, L = 70, R = 60, T = 20, B = 50;
-	double xlo = INFINITY, xhi = 0, yhi = 0;
+	if (a->log)
+		return (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
+	return (v - a->lo) / (a->hi - a->lo);
+}
 
-	for (size_t i = 0; i < jlen(sweep); i++) {
-		json_object *s = json_object_array_get_idx(sweep, i);
-		double x = (double)jget_u64(s, "working_set_bytes"), y = jget_double(s, "iops");
-		if (x > 0) {
-			xlo = fmin(xlo, x);
-			xhi = fmax(xhi, x);
-			yhi = fmax(yhi, y);
+static double X(const struct chart *c, double v)
+{
+	return c->L + ax_frac(&c->x, v) * (c->W - c->L - c->R);
+}
+
+static double Ya(const struct chart *c, const struct axis *a, double v)
+{
+	return c->H - c->B - ax_frac(a, v) * (c->H - c->T - c->B);
+}
+
+static double Y(const struct chart *c, double v)
+{
+	return Ya(c, &c->y, v);
+}
+
+static size_t ax_ticks(const struct axis *a, double t[], size_t max)
+{
+	size_t n = 0;
+
+	if (a->unit == U_PCTL) {
+		for (double v = 2; v <= a->hi * 1.0001 && n < max; v = v == 2 ? 10 : v * 10)
+			t[n++] = v;
+		return n;
+	}
+	if (a->log && a->unit == U_BYTES) {
+		double octaves = round(log2(a->hi) - log2(a->lo)), step = ceil(octaves / 8);
+
+		for (double k = 0; k <= octaves + 1e-9 && n < max; k += step)
+			t[n++] = a->lo * exp2(k);
+		return n;
+	}
+	if (a->log) {
+		double decades = log10(a->hi) - log10(a->lo);
+
+		for (double d = log10(a->lo); d <= log10(a->hi) + 1e-9; d++)
+			for (int m = 1; m <= 5 && n < max; m += m == 1 ? 1 : 3) {
+				double v = pow(10, d) * m;
+				if (v > a->hi * 1.0001 || (m != 1 && decades > 2))
+					continue;
+				t[n++] = v;
+			}
+		return n;
+	}
+	{
+		double step = nice_step((a->hi - a->lo) / 5);
+		for (double v = a->lo; v <= a->hi + step * 1e-6 && n < max; v += step)
+			t[n++] = v;
+	}
+	return n;
+}
+
+static void ax_label(enum unit u, double v, char buf[32])
+{
+	switch (u) {
+	case U_US:
+		if (v >= 1e6)
+			snprintf(buf, 32, "%g s", v / 1e6);
+		else if (v >= 1000)
+			snprintf(buf, 32, "%g ms", v / 1000);
+		else
+			snprintf(buf, 32, "%g us", v);
+		break;
+	case U_IOPS:
+		if (v >= 1000)
+			snprintf(buf, 32, "%g K", v / 1000);
+		else
+			snprintf(buf, 32, "%g", v);
+		break;
+	case U_BYTES: fmt_binary((uint64_t)v, buf); break;
+	case U_S: snprintf(buf, 32, "%g s", v); break;
+	case U_PCT: snprintf(buf, 32, "%g %%", v); break;
+	case U_PCTL:
+		snprintf(buf, 32, "%s", v < 5 ? "p50" : v < 50 ? "p90" : v < 500 ? "p99" : v < 5000 ? "p99.9" : v < 50000 ? "p99.99" : "max");
+		break;
+	}
+}
+
+static void chart_open(FILE *f, const struct chart *c, const char *name, const char *label)
+{
+	double t[64];
+	size_t n;
+	char b[32];
+	const double pw = c->W - c->L - c->R, ph = c->H - c->T - c->B;
+
+	fputs("<figure>\n<svg class=\"chart\" data-chart=\"", f);
+	html_esc(f, name);
+	fprintf(f, "\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", c->W, c->H);
+	html_esc(f, label);
+	fprintf(f, "\" font-family=\"system-ui,sans-serif\" font-size=\"12\">\n<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
+		   "fill=\"#fff\" stroke=\"#888\"/>\n", c->L, c->T, pw, ph);
+	n = ax_ticks(&c->x, t, ARRAY_SIZE(t));
+	for (size_t i = 0; i < n; i++) {
+		ax_label(c->x.unit, t[i], b);
+		fprintf(f, "<g class=\"xtick\"><line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#e4e4e4\"/>"
+			   "<line x1=\"%.1f\" y1=\"%.0f\" x2=\"%.1f\" y2=\"%.0f\" stroke=\"#888\"/>"
+			   "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text></g>\n",
+			X(c, t[i]), c->T, X(c, t[i]), c->H - c->B, X(c, t[i]), c->H - c->B, X(c, t[i]), c->H - c->B + 5,
+			X(c, t[i]), c->H - c->B + 18, b);
+	}
+	n = ax_ticks(&c->y, t, ARRAY_SIZE(t));
+	for (size_t i = 0; i < n; i++) {
+		ax_label(c->y.unit, t[i], b);
+		fprintf(f, "<g class=\"ytick\"><line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+			   "<line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#888\"/>"
+			   "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text></g>\n",
+			c->L, Y(c, t[i]), c->W - c->R, Y(c, t[i]), c->L - 5, Y(c, t[i]), c->L, Y(c, t[i]), c->L - 8, Y(c, t[i]) + 4, b);
+	}
+	if (c->y2.title) {
+		n = ax_ticks(&c->y2, t, ARRAY_SIZE(t));
+		for (size_t i = 0; i < n; i++) {
+			ax_label(c->y2.unit, t[i], b);
+			fprintf(f, "<g class=\"y2tick\"><line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#888\"/>"
+				   "<text x=\"%.0f\" y=\"%.1f\">%s</text></g>\n",
+				c->W - c->R, Ya(c, &c->y2, t[i]), c->W - c->R + 5, Ya(c, &c->y2, t[i]), c->W - c->R + 8,
+				Ya(c, &c->y2, t[i]) + 4, b);
+		}
+		fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" transform=\"rotate(90 %.0f %.1f)\" text-anchor=\"middle\">%s</text>\n",
+			c->W - 12, c->T + ph / 2, c->W - 12, c->T + ph / 2, c->y2.title);
+	}
+	fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n", c->L + pw / 2, c->H - 8, c->x.title);
+	fprintf(f, "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">%s</text>\n",
+		c->T + ph / 2, c->T + ph / 2, c->y.title);
+}
+
+/* A series: one polyline; data-points says how many points it has (tests count them). */
+static void series_open(FILE *f, const char *name, const char *color, bool dashed, size_t npoints)
+{
+	fputs("<polyline class=\"series\" data-series=\"", f);
+	html_esc(f, name);
+	fprintf(f, "\" data-points=\"%zu\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s points=\"", npoints, color,
+		dashed ? "1.5" : "2", dashed ? " stroke-dasharray=\"6,4\"" : "");
+}
+
+static void series_close(FILE *f)
+{
+	fputs("\"/>\n", f);
+}
+
+/* A gate as a line: horizontal (y value) or vertical (x value), dashed, with its words. */
+static void gate_line(FILE *f, const struct chart *c, bool vertical, double v, double from, double to, const char *color,
+		      const char *label)
+{
+	double x1, y1, x2, y2;
+
+	if (vertical) {
+		x1 = x2 = X(c, v);
+		y1 = c->T, y2 = c->H - c->B;
+	} else {
+		y1 = y2 = Y(c, v);
+		x1 = from, x2 = to;
+	}
+	fprintf(f, "<g class=\"gate\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+		   "stroke-dasharray=\"2,3\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\"%s>",
+		x1, y1, x2, y2, color, x1 + 3, vertical ? c->T + 12 : y1 - 4, color,
+		vertical && X(c, v) > c->W - c->R - 120 ? " text-anchor=\"end\"" : "");
+	html_esc(f, label);
+	fputs("</text></g>\n", f);
+}
+
+static void chart_close(FILE *f, const char *caption_html)
+{
+	fprintf(f, "</svg>\n<figcaption>%s</figcaption>\n</figure>\n", caption_html ?: "");
+}
+
+/* A legend entry: the colour and the line style, and the name in words. */
+static void key(FILE *f, const char *color, bool dashed, const char *name)
+{
+	fprintf(f, "<span class=\"key\"><svg width=\"22\" height=\"10\" aria-hidden=\"true\"><line x1=\"0\" y1=\"5\" x2=\"22\" "
+		   "y2=\"5\" stroke=\"%s\" stroke-width=\"2\"%s/></svg> ", color, dashed ? " stroke-dasharray=\"6,4\"" : "");
+	html_esc(f, name);
+	fputs("</span> ", f);
+}
+
+static bool gate_is(json_object *g, const char *run, const char *unit)
+{
+	const char *gr = jget_str(g, "run");
+
+	return (gr ? streq(gr, run) : report_gate_of_run(jget_str(g, "name"), run)) && streq(jget_str(g, "unit"), unit) &&
+	       json_object_is_type(jget(g, "threshold"), json_type_int) + json_object_is_type(jget(g, "threshold"), json_type_double);
+}
+
+static char *gate_words(json_object *g)
+{
+	_cleanup_free_ char *th = report_gate_threshold(g);
+	return xasprintf("gate %s %s (%s)", jget_str(g, "name") ?: "?", th, jget_str(g, "status") ?: "?");
+}
+
+/* The x position of a percentile key on the 1/(1-p) axis. */
+static const struct { const char *key; double x; } pctl_pts[] = {
+	{ "p50", 2 }, { "p90", 10 }, { "p99", 100 }, { "p99_9", 1000 }, { "p99_99", 10000 }, { "max", 100000 },
+};
+
+static size_t pctl_count(json_object *lat)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < ARRAY_SIZE(pctl_pts); k++)
+		n += jget_double(lat, pctl_pts[k].key) > 0;
+	return n;
+}
+
+/* reads per 1 % latency band, as % of the run: the log-linear buckets are 0.2-0.4 % wide, so the
+ * count is divided by the bucket's width on the log axis (else every octave shows a sawtooth) */
+static double bin_density(json_object *bin, uint64_t total)
+{
+	double lo = (double)json_object_get_uint64(json_object_array_get_idx(bin, 0));
+	double hi = (double)json_object_get_uint64(json_object_array_get_idx(bin, 1)) + 1;
+	double n = (double)json_object_get_uint64(json_object_array_get_idx(bin, 2));
+
+	if (!(lo > 0) || !total)
+		return 0;
+	return 100.0 * n / (double)total / (log(hi / lo) / log(1.01));
+}
+
+static uint64_t bins_total(json_object *h)
+{
+	json_object *bins = jget(h, "bins");
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < jlen(bins); i++)
+		t += json_object_get_uint64(json_object_array_get_idx(json_object_array_get_idx(bins, i), 2));
+	return t;
+}
+
+static void hist_points(FILE *f, const struct chart *c, json_object *h)
+{
+	json_object *bins = jget(h, "bins");
+	uint64_t total = bins_total(h);
+
+	for (size_t i = 0; i < jlen(bins); i++) {
+		json_object *b = json_object_array_get_idx(bins, i);
+		double lo = (double)json_object_get_uint64(json_object_array_get_idx(b, 0));
+		double hi = (double)json_object_get_uint64(json_object_array_get_idx(b, 1)) + 1;
+		double x = sqrt(fmax(lo, 1) * hi) / 1000, y = fmin(bin_density(b, total), c->y.hi);
+
+		fprintf(f, "%.1f,%.1f ", X(c, fmax(x, c->x.lo)), Y(c, y));
+	}
+}
+
+/* Each run's latency distribution from its histogram, the run's latency gates as vertical lines. */
+static void chart_hist(FILE *f, json_object *run, json_object *gates, json_object *ref_run)
+{
+	json_object *h = jget(run, "lat_hist"), *rh = jget(ref_run, "lat_hist");
+	struct chart c = { .W = 640, .H = 340, .L = 64, .R = 20, .T = 16, .B = 46,
+			   .x = { .log = true, .unit = U_US, .title = "read latency (log scale)" },
+			   .y = { .unit = U_PCT, .title = "reads per 1 % latency band" } };
+	double xlo = INFINITY, xhi = 0, ymax = 0;
+	const char *name = jget_str(run, "name") ?: "?";
+	_cleanup_free_ char *cname = xasprintf("hist-%s", name), *label = xasprintf("latency distribution of run %s", name);
+	_cleanup_free_ char *cap = NULL;
+	json_object *hs[2] = { h, rh };
+
+	for (unsigned k = 0; k < 2; k++) {
+		json_object *bins = jget(hs[k], "bins");
+		uint64_t total = bins_total(hs[k]);
+		for (size_t i = 0; i < jlen(bins); i++) {
+			json_object *b = json_object_array_get_idx(bins, i);
+			xlo = fmin(xlo, (double)json_object_get_uint64(json_object_array_get_idx(b, 0)) / 1000);
+			xhi = fmax(xhi, (double)json_object_get_uint64(json_object_array_get_idx(b, 1)) / 1000);
+			ymax = fmax(ymax, bin_density(b, total));
 		}
 	}
-	if (!(xhi > 0) || !(yhi > 0))
+	if (!jlen(jget(h, "bins")))
 		return;
-	if (xhi <= xlo)
-		xhi = xlo * 10;
-#define SX(x) (L + (log10(x) - log10(xlo)) / (log10(xhi) - log10(xlo)) * (W - L - R))
-#define SY(y) (T + (1 - (y) / (yhi * 1.1)) * (H - T - B))
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		   "role=\"img\" aria-label=\"IOPS against working set\">\n", W, H, W, H);
-	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\" stroke=\"#888\"/>\n", L, T,
-		W - L - R, H - T - B);
-	fputs("<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"", f);
+	for (size_t i = 0; i < jlen(gates); i++)
+		if (gate_is(json_object_array_get_idx(gates, i), name, "us")) {
+			double v = jget_double(json_object_array_get_idx(gates, i), "threshold");
+			xlo = fmin(xlo, v), xhi = fmax(xhi, v);
+		}
+	ax_fit(&c.x, xlo, xhi);
+	ax_fit(&c.y, 0, ymax);
+	chart_open(f, &c, cname, label);
+	for (size_t i = 0; i < jlen(gates); i++) {
+		json_object *g = json_object_array_get_idx(gates, i);
+		if (gate_is(g, name, "us")) {
+			_cleanup_free_ char *w = gate_words(g);
+			gate_line(f, &c, true, jget_double(g, "threshold"), 0, 0, "#b00", w);
+		}
+	}
+	if (rh && jlen(jget(rh, "bins"))) {
+		series_open(f, "reference", REF_COLOR, true, jlen(jget(rh, "bins")));
+		hist_points(f, &c, rh);
+		series_close(f);
+	}
+	series_open(f, name, chart_colors[0], false, jlen(jget(h, "bins")));
+	hist_points(f, &c, h);
+	series_close(f);
+	{
+		char a[32], b[32];
+		fmt_us(jget_double(jget(run, "lat_us"), "p50"), a);
+		fmt_us(jget_double(jget(run, "lat_us"), "p99_9"), b);
+		cap = xasprintf("<b>%s</b>: %" PRIu64 " reads in %zu histogram buckets; p50 %s, p99.9 %s; dotted: the gates%s", name,
+				bins_total(h), jlen(jget(h, "bins")), a, b, rh ? "; dashed grey: the reference node" : "");
+	}
+	chart_close(f, cap);
+}
+
+static void pctl_points(FILE *f, const struct chart *c, json_object *lat)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(pctl_pts); k++) {
+		double v = jget_double(lat, pctl_pts[k].key);
+		if (v > 0)
+			fprintf(f, "%.1f,%.1f ", X(c, pctl_pts[k].x), Y(c, v));
+	}
+}
+
+/* The percentile curve of every run against its gates (p50 and p99.9 gates as lines at their
+ * percentile), on log axes: x = 1/(1-p), so p50 .. p99.99 are evenly spaced, max last. */
+static void chart_pctl(FILE *f, json_object *runs, json_object *gates, json_object *ref_runs)
+{
+	struct chart c = { .W = 640, .H = 360, .L = 64, .R = 20, .T = 16, .B = 46,
+			   .x = { .lo = 1.5, .hi = 100000, .log = true, .unit = U_PCTL, .title = "percentile (log scale of 1/(1-p))" },
+			   .y = { .log = true, .unit = U_US, .title = "read latency (log scale)" } };
+	double lo = INFINITY, hi = 0;
+	_cleanup_free_ char *cap = NULL;
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *cf;
+
+	for (unsigned pass = 0; pass < 2; pass++) {
+		json_object *rs = pass ? ref_runs : runs;
+		for (size_t i = 0; i < jlen(rs); i++)
+			for (size_t k = 0; k < ARRAY_SIZE(pctl_pts); k++) {
+				double v = jget_double(jget(json_object_array_get_idx(rs, i), "lat_us"), pctl_pts[k].key);
+				if (v > 0)
+					lo = fmin(lo, v), hi = fmax(hi, v);
+			}
+	}
+	for (size_t i = 0; i < jlen(gates); i++)
+		if (streq(jget_str(json_object_array_get_idx(gates, i), "unit"), "us")) {
+			double v = jget_double(json_object_array_get_idx(gates, i), "threshold");
+			if (v > 0)
+				lo = fmin(lo, v), hi = fmax(hi, v);
+		}
+	if (!(hi > 0))
+		return;
+	ax_fit(&c.y, lo, hi);
+	chart_open(f, &c, "percentiles", "read latency percentiles per run against the gates");
+	cf = open_memstream(&buf, &blen);
+	if (!cf)
+		abort();
+	for (size_t i = 0; i < jlen(runs); i++) {
+		json_object *r = json_object_array_get_idx(runs, i), *lat = jget(r, "lat_us");
+		const char *name = jget_str(r, "name") ?: "?", *col = chart_colors[i % ARRAY_SIZE(chart_colors)];
+		json_object *rr = find_run(ref_runs, name);
+
+		if (!pctl_count(lat))
+			continue;
+		for (size_t j = 0; j < jlen(gates); j++) {
+			json_object *g = json_object_array_get_idx(gates, j);
+			const char *gn = jget_str(g, "name") ?: "";
+			double px = strstr(gn, "p99.9") || strstr(gn, "p99_9") ? 1000 : strstr(gn, "p99") ? 100 :
+				    strstr(gn, "p90") ? 10 : 2;
+			_cleanup_free_ char *w = NULL;
+
+			if (!gate_is(g, name, "us"))
+				continue;
+			w = gate_words(g);
+			gate_line(f, &c, false, jget_double(g, "threshold"), X(&c, px / 2.2), X(&c, px * 2.2), col, w);
+		}
+		if (rr && pctl_count(jget(rr, "lat_us"))) {
+			_cleanup_free_ char *sn = xasprintf("reference %s", name);
+			series_open(f, sn, col, true, pctl_count(jget(rr, "lat_us")));
+			pctl_points(f, &c, jget(rr, "lat_us"));
+			series_close(f);
+			key(cf, col, true, sn);
+		}
+		series_open(f, name, col, false, pctl_count(lat));
+		pctl_points(f, &c, lat);
+		series_close(f);
+		for (size_t k = 0; k < ARRAY_SIZE(pctl_pts); k++) {
+			double v = jget_double(lat, pctl_pts[k].key);
+			if (v > 0)
+				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>", X(&c, pctl_pts[k].x), Y(&c, v), col);
+		}
+		fputc('\n', f);
+		key(cf, col, false, name);
+	}
+	fclose(cf);
+	cap = xasprintf("%s; dotted lines: each run's latency gates at their percentile", buf ?: "");
+	free(buf);
+	chart_close(f, cap);
+}
+
+static void persec_points(FILE *f, const struct chart *c, json_object *ps)
+{
+	for (size_t k = 0; k < jlen(ps); k++)
+		fprintf(f, "%.1f,%.1f ", X(c, (double)k + 1), Y(c, fmin(json_object_get_double(json_object_array_get_idx(ps, k)), c->y.hi)));
+}
+
+/* IOPS second by second of the timed runs (stability), the IOPS gates as lines. */
+static void chart_persec(FILE *f, json_object *runs, json_object *gates, json_object *ref_runs)
+{
+	struct chart c = { .W = 640, .H = 340, .L = 64, .R = 20, .T = 16, .B = 46,
+			   .x = { .unit = U_S, .title = "time into the run" }, .y = { .unit = U_IOPS, .title = "IOPS" } };
+	double xmax = 0, ymax = 0;
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *cf;
+
+	for (unsigned pass = 0; pass < 2; pass++) {
+		json_object *rs = pass ? ref_runs : runs;
+		for (size_t i = 0; i < jlen(rs); i++) {
+			json_object *ps = jget(json_object_array_get_idx(rs, i), "per_second_iops");
+			xmax = fmax(xmax, (double)jlen(ps));
+			for (size_t k = 0; k < jlen(ps); k++)
+				ymax = fmax(ymax, json_object_get_double(json_object_array_get_idx(ps, k)));
+		}
+	}
+	if (!(xmax > 0))
+		return;
+	for (size_t i = 0; i < jlen(gates); i++)
+		if (streq(jget_str(json_object_array_get_idx(gates, i), "unit"), "IOPS"))
+			ymax = fmax(ymax, jget_double(json_object_array_get_idx(gates, i), "threshold"));
+	ax_fit(&c.x, 0, xmax);
+	ax_fit(&c.y, 0, ymax);
+	chart_open(f, &c, "per-second", "IOPS per second of each run");
+	cf = open_memstream(&buf, &blen);
+	if (!cf)
+		abort();
+	for (size_t i = 0; i < jlen(runs); i++) {
+		json_object *r = json_object_array_get_idx(runs, i), *ps = jget(r, "per_second_iops");
+		const char *name = jget_str(r, "name") ?: "?", *col = chart_colors[i % ARRAY_SIZE(chart_colors)];
+		json_object *rr = find_run(ref_runs, name);
+
+		if (!jlen(ps))
+			continue;
+		for (size_t j = 0; j < jlen(gates); j++) {
+			json_object *g = json_object_array_get_idx(gates, j);
+			if (gate_is(g, name, "IOPS")) {
+				_cleanup_free_ char *w = gate_words(g);
+				gate_line(f, &c, false, jget_double(g, "threshold"), c.L, c.W - c.R, col, w);
+			}
+		}
+		if (rr && jlen(jget(rr, "per_second_iops"))) {
+			_cleanup_free_ char *sn = xasprintf("reference %s", name);
+			series_open(f, sn, col, true, jlen(jget(rr, "per_second_iops")));
+			persec_points(f, &c, jget(rr, "per_second_iops"));
+			series_close(f);
+			key(cf, col, true, sn);
+		}
+		series_open(f, name, col, false, jlen(ps));
+		persec_points(f, &c, ps);
+		series_close(f);
+		key(cf, col, false, name);
+	}
+	fclose(cf);
+	{
+		_cleanup_free_ char *cap = xasprintf("%s; one point per second; dotted lines: the IOPS gates", buf ?: "");
+		free(buf);
+		chart_close(f, cap);
+	}
+}
+
+static void sweep_points(FILE *f, const struct chart *c, json_object *sweep, bool p50)
+{
 	for (size_t i = 0; i < jlen(sweep); i++) {
 		json_object *s = json_object_array_get_idx(sweep, i);
 		double x = (double)jget_u64(s, "working_set_bytes");
-		if (x > 0)
-			fprintf(f, "%.1f,%.1f ", SX(x), SY(jget_double(s, "iops")));
+		double y = p50 ? jget_double(jget(s, "lat_us"), "p50") : jget_double(s, "iops");
+
+		fprintf(f, "%.1f,%.1f ", X(c, fmax(x, c->x.lo)), p50 ? Ya(c, &c->y2, y) : Y(c, y));
 	}
-	fputs("\"/>\n", f);
+}
+
+/* The --sweep: IOPS (left axis) and p50 (right axis) against the working set: a drive whose
+ * mapping table outgrows its cache falls off a cliff (the write-up: 69 K -> 13 K IOPS). */
+static void chart_sweep(FILE *f, json_object *sweep, json_object *ref_sweep)
+{
+	struct chart c = { .W = 640, .H = 340, .L = 64, .R = 70, .T = 16, .B = 46,
+			   .x = { .log = true, .unit = U_BYTES, .title = "working set (log scale)" },
+			   .y = { .unit = U_IOPS, .title = "IOPS (solid)" },
+			   .y2 = { .unit = U_US, .title = "p50 latency (squares)" } };
+	double xlo = INFINITY, xhi = 0, ymax = 0, pmax = 0;
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *cf;
+
+	for (unsigned pass = 0; pass < 2; pass++) {
+		json_object *sw = pass ? ref_sweep : sweep;
+		for (size_t i = 0; i < jlen(sw); i++) {
+			json_object *s = json_object_array_get_idx(sw, i);
+			double x = (double)jget_u64(s, "working_set_bytes");
+			if (x > 0)
+				xlo = fmin(xlo, x), xhi = fmax(xhi, x);
+			ymax = fmax(ymax, jget_double(s, "iops"));
+			pmax = fmax(pmax, jget_double(jget(s, "lat_us"), "p50"));
+		}
+	}
+	if (!(xhi > 0))
+		return;
+	/* binary decades read better for sizes: 1 MiB .. 1 TiB */
+	ax_fit(&c.x, xlo, xhi);
+	ax_fit(&c.y, 0, ymax);
+	ax_fit(&c.y2, 0, pmax);
+	chart_open(f, &c, "sweep", "IOPS and p50 latency against working set");
+	cf = open_memstream(&buf, &blen);
+	if (!cf)
+		abort();
+	if (jlen(ref_sweep)) {
+		series_open(f, "reference IOPS", REF_COLOR, true, jlen(ref_sweep));
+		sweep_points(f, &c, ref_sweep, false);
+		series_close(f);
+		series_open(f, "reference p50", "#e377c2", true, jlen(ref_sweep));
+		sweep_points(f, &c, ref_sweep, true);
+		series_close(f);
+		key(cf, REF_COLOR, true, "reference IOPS");
+		key(cf, "#e377c2", true, "reference p50");
+	}
+	series_open(f, "IOPS", chart_colors[0], false, jlen(sweep));
+	sweep_points(f, &c, sweep, false);
+	series_close(f);
+	series_open(f, "p50", chart_colors[1], false, jlen(sweep));
+	sweep_points(f, &c, sweep, true);
+	series_close(f);
 	for (size_t i = 0; i < jlen(sweep); i++) {
 		json_object *s = json_object_array_get_idx(sweep, i);
-		double x = (double)jget_u64(s, "working_set_bytes"), y = jget_double(s, "iops");
-		char a[32], b[32];
+		double x = X(&c, fmax((double)jget_u64(s, "working_set_bytes"), c.x.lo));
+		double y = Y(&c, jget_double(s, "iops")), y2 = Ya(&c, &c.y2, jget_double(jget(s, "lat_us"), "p50"));
+		char a[32];
 
-		if (!(x > 0))
-			continue;
-		fmt_iops(y, a);
-		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#1f77b4\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>"
-			   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
-			SX(x), SY(y), SX(x) + 4, SY(y) - 6, a, SX(x), H - B + 16, fmt_binary((uint64_t)x, b));
+		fmt_iops(jget_double(s, "iops"), a);
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s</text>"
+			   "<rect x=\"%.1f\" y=\"%.1f\" width=\"6\" height=\"6\" fill=\"%s\"/>\n",
+			x, y, chart_colors[0], x + 5, y - 6, a, x - 3, y2 - 3, chart_colors[1]);
 	}
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">working set (log scale)</text>\n",
-		L + (W - L - R) / 2, H - 12);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">0</text>", L - 6, SY(0) + 4);
-	fprintf(f, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">"
-		   "IOPS</text>\n", T + (H - T - B) / 2, T + (H - T - B) / 2);
-	fputs("</svg>\n", f);
-#undef SX
-#undef SY
+	key(cf, chart_colors[0], false, "IOPS");
+	key(cf, chart_colors[1], false, "p50");
+	fclose(cf);
+	{
+		_cleanup_free_ char *cap = xasprintf("%s; one point per working set", buf ?: "");
+		free(buf);
+		chart_close(f, cap);
+	}
+}
+
+/* Both nodes' IOPS per run as bars, reference (A) and this node (B), with B/A over each pair. */
+static void chart_compare(FILE *f, json_object *runs, json_object *ref_runs)
+{
+	struct chart c = { .W = 640, .H = 320, .L = 64, .R = 20, .T = 24, .B = 46,
+			   .x = { .lo = 0, .hi = 1, .unit = U_S, .title = "run" }, .y = { .unit = U_IOPS, .title = "IOPS" } };
+	double ymax = 0, pw;
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < jlen(runs); i++) {
+		json_object *b = json_object_array_get_idx(runs, i), *a = find_run(ref_runs, jget_str(b, "name"));
+		if (!a)
+			continue;
+		n++;
+		ymax = fmax(ymax, fmax(jget_double(a, "iops"), jget_double(b, "iops")));
+	}
+	if (!n)
+		return;
+	ax_fit(&c.y, 0, ymax);
+	pw = c.W - c.L - c.R;
+	/* no numeric x ticks: the runs are categories */
+	c.x.unit = U_PCT;
+	c.x.lo = 0, c.x.hi = 1;
+	fprintf(f, "<figure>\n<svg class=\"chart\" data-chart=\"compare\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f %.0f\" "
+		   "role=\"img\" aria-label=\"IOPS per run, reference node and this node\" font-family=\"system-ui,sans-serif\" "
+		   "font-size=\"12\">\n<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\" stroke=\"#888\"/>\n",
+		c.W, c.H, c.L, c.T, pw, c.H - c.T - c.B);
+	{
+		double t[32];
+		size_t nt = ax_ticks(&c.y, t, ARRAY_SIZE(t));
+		char b[32];
+		for (size_t i = 0; i < nt; i++) {
+			ax_label(U_IOPS, t[i], b);
+			fprintf(f, "<g class=\"ytick\"><line x1=\"%.0f\" y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>"
+				   "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text></g>\n",
+				c.L, Y(&c, t[i]), c.W - c.R, Y(&c, t[i]), c.L - 8, Y(&c, t[i]) + 4, b);
+		}
+	}
+	fprintf(f, "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">IOPS</text>\n",
+		c.T + (c.H - c.T - c.B) / 2, c.T + (c.H - c.T - c.B) / 2);
+	for (size_t i = 0; i < jlen(runs); i++) {
+		json_object *b = json_object_array_get_idx(runs, i), *a = find_run(ref_runs, jget_str(b, "name"));
+		double slot = pw / (double)n, x0 = c.L + slot * (double)k, bw = slot * 0.32;
+		char ra[32], rb[32], q[32];
+
+		if (!a)
+			continue;
+		k++;
+		fmt_iops(jget_double(a, "iops"), ra);
+		fmt_iops(jget_double(b, "iops"), rb);
+		fmt_ratio(ratio_of(jget_double(b, "iops"), jget_double(a, "iops")), q);
+		fprintf(f, "<rect class=\"bar\" data-node=\"A\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>"
+			   "<rect class=\"bar\" data-node=\"B\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
+			x0 + slot * 0.16, Y(&c, jget_double(a, "iops")), bw, Y(&c, 0) - Y(&c, jget_double(a, "iops")), REF_COLOR,
+			x0 + slot * 0.52, Y(&c, jget_double(b, "iops")), bw, Y(&c, 0) - Y(&c, jget_double(b, "iops")), chart_colors[0]);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">A %s</text>"
+			   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">B %s</text>"
+			   "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\" font-weight=\"bold\">B/A %s</text>"
+			   "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">",
+			x0 + slot * 0.32, Y(&c, jget_double(a, "iops")) - 4, ra, x0 + slot * 0.68, Y(&c, jget_double(b, "iops")) - 4, rb,
+			x0 + slot / 2, c.T - 8, q, x0 + slot / 2, c.H - c.B + 18);
+		html_esc(f, jget_str(b, "name"));
+		fputs("</text>\n", f);
+	}
+	fputs("</svg>\n<figcaption>", f);
+	key(f, REF_COLOR, false, "A: the reference node");
+	key(f, chart_colors[0], false, "B: this node");
+	fputs("</figcaption>\n</figure>\n", f);
+}
+
+/* ---- the page ---- */
+
+/* A status cell: coloured, and the word says it without the colour. */
+static void st_cell(FILE *f, const char *st)
+{
+	const char *w = st ?: "unknown";
+	const char *cls = streq(w, "pass") || streq(w, "done") ? "pass" : streq(w, "warn") ? "warn" : streq(w, "fail") ? "fail" :
+			  streq(w, REPORT_VERDICT_TRAP) ? "trap" : streq(w, "skip") ? "skip" : "missing";
+
+	fprintf(f, "<td class=\"st st-%s\">", cls);
+	for (const char *p = w; *p; p++)
+		fputc(streq(cls, "skip") || streq(cls, "missing") ? *p : toupper((unsigned char)*p), f);
+	fputs("</td>", f);
+}
+
+static void td(FILE *f, const char *cls, const char *s)
+{
+	if (cls)
+		fprintf(f, "<td class=\"%s\">", cls);
+	else
+		fputs("<td>", f);
+	html_esc(f, s ?: "-");
+	fputs("</td>", f);
+}
+
+static const char html_style[] =
+	"*{box-sizing:border-box}\n"
+	"body{font:15px/1.45 system-ui,sans-serif;margin:0;padding:1.2em 2em 2em;color:#1d1d1d}\n"
+	"h1{font-size:1.6em;margin:.1em 0 .3em}h2{font-size:1.25em;border-bottom:2px solid #ddd;padding-bottom:.1em;margin:1.4em 0 .5em}\n"
+	"h3{font-size:1.05em;margin:1em 0 .3em}\n"
+	".meta{color:#444;margin:.2em 0}\n"
+	".grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(34em,100%),1fr));gap:.5em 2em;align-items:start}\n"
+	"table{border-collapse:collapse;margin:.3em 0 1em;width:100%}\n"
+	"td,th{border:1px solid #c8c8c8;padding:.2em .5em;text-align:left;vertical-align:top;overflow-wrap:break-word}\n"
+	"th:first-child,td.nw{white-space:nowrap}td.unknown{color:#666;font-style:italic}\n"
+	"th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+	"td.hash{font-family:ui-monospace,monospace;font-size:.85em}\n"
+	".st{font-weight:bold;white-space:nowrap}\n"
+	".st-pass{background:#cdeccd}.st-warn,.st-trap{background:#ffe8a3}.st-fail{background:#f6c1c1}"
+	".st-skip,.st-missing{background:#eee;color:#555}\n"
+	".verdict{font-size:1.3em;font-weight:bold;padding:.3em .8em;display:inline-block;border:2px solid #888;margin:.3em 0}\n"
+	".verdict.accepted{background:#cdeccd;border-color:#2a7d2a}.verdict.incomplete{background:#ffe8a3;border-color:#a07800}"
+	".verdict.rejected{background:#f6c1c1;border-color:#a02020}\n"
+	".sig{border:1px solid #c8c8c8;background:#fafafa;padding:.5em 1em;margin:.5em 0}\n"
+	"code{font-family:ui-monospace,monospace;font-size:.88em;background:#f3f3f3;padding:.1em .3em;overflow-wrap:anywhere}\n"
+	"figure{margin:.3em 0 1em;break-inside:avoid}svg.chart{width:100%;height:auto;display:block}\n"
+	"figcaption{font-size:.88em;color:#333}.key{white-space:nowrap;margin-right:.6em}\n"
+	".grid>*{min-width:0}.scroll{overflow-x:auto}\n"
+	"@media (max-width:50em){body{padding:.8em}.grid{grid-template-columns:1fr}"
+	"td,th,th:first-child,td.nw,td.num{white-space:normal;overflow-wrap:anywhere}"
+	"th,th:first-child,td.nw,td.st{overflow-wrap:break-word}}\n"
+	"@page{size:A4;margin:12mm}\n"
+	"@media print{body{padding:0;font-size:9.5pt}.grid{display:block}figure{max-width:17cm}"
+	"h2,h3{break-after:avoid}tr,figure,.sig{break-inside:avoid}"
+	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
+
+static void html_signature(FILE *f, json_object *rep)
+{
+	json_object *signer = jget(rep, "signer");
+
+	fputs("<div class=\"sig\"><b>Signature:</b> ", f);
+	if (!signer) {
+		fputs("<span class=\"st st-missing\">NOT SIGNED</span> (made with --no-sign): nothing vouches for this report.</div>\n", f);
+		return;
+	}
+	fputs("<span class=\"st st-pass\">SIGNED</span> report.json is signed by <b>", f);
+	html_esc(f, jget_str(signer, "identity") ?: "?");
+	fputs("</b> with key ", f);
+	html_esc(f, jget_str(signer, "key_type") ?: "?");
+	fputs(" <code>", f);
+	html_esc(f, jget_str(signer, "fingerprint") ?: "?");
+	fputs("</code> (SSHSIG, namespace swaptool-report, sha512). This page is drawn from report.json and is not "
+	      "signed itself; check the signature in the report's directory with<br><code>ssh-keygen -Y verify -f allowed_signers -I ", f);
+	html_esc(f, jget_str(signer, "identity") ?: "ID");
+	fputs(" -n swaptool-report -s report.json.sig &lt; report.json</code><br>or <code>swaptool verify-report report.json "
+	      "--allowed-signers allowed_signers --identity ", f);
+	html_esc(f, jget_str(signer, "identity") ?: "ID");
+	fputs("</code> (which also recomputes the record hashes and the verdict).</div>\n", f);
+}
+
+static void html_drives(FILE *f, json_object *rep)
+{
+	bool owned;
+	json_object *d = report_drives_of(rep, &owned), *o = jget(d, "old"), *n = jget(d, "new");
+
+	fputs("<h2>Drives</h2>\n<table class=\"drives\">\n<tr><th></th><th>old drive (source)</th><th>new drive (target)</th></tr>\n", f);
+	for (size_t i = 0; i < ARRAY_SIZE(drive_rows); i++) {
+		json_object *sides[2] = { o, n };
+
+		fputs("<tr><th>", f);
+		html_esc(f, drive_rows[i].label);
+		fputs("</th>", f);
+		for (unsigned s = 0; s < 2; s++) {
+			_cleanup_free_ char *cell = drive_cell(sides[s], i);
+			const char *key = drive_rows[i].key, *cls = NULL;
+			json_object *v = jget(sides[s], key);
+
+			if (streq(key, "class") && jget_str(sides[s], "class"))
+				cls = streq(jget_str(sides[s], "class"), "good") ? "st st-pass" :
+				      streq(jget_str(sides[s], "class"), "unknown") ? "st st-missing" : "st st-warn";
+			else if ((streq(key, "media_errors") || streq(key, "critical_warning")) && v &&
+				 !json_object_is_type(v, json_type_null))
+				cls = json_object_get_uint64(v) ? "st st-fail" : "num";
+			else if (!v || json_object_is_type(v, json_type_null))
+				cls = "unknown";
+			else if (drive_rows[i].kind != DK_STR)
+				cls = "num";
+			fprintf(f, "<td%s%s%s data-field=\"%s\" data-side=\"%s\">", cls ? " class=\"" : "", cls ?: "", cls ? "\"" : "", key,
+				s ? "new" : "old");
+			html_esc(f, cell);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	if (owned)
+		json_object_put(d);
 }
 
 char *report_html(json_object *rep, const struct profile *p)
 {
-	json_object *steps = jget(rep, "steps"), *acc = jget(steps, "accept");
+	json_object *steps = jget(rep, "steps"), *acc = jget(steps, "accept"), *pre = jget(steps, "preflight");
+	json_object *ref = jget(rep, "reference"), *ra = report_accept_of(jget(ref, "accept"));
 	const char *verdict = jget_str(rep, "verdict") ?: "incomplete";
-	_cleanup_free_ char *txt = report_text(rep);
 	char *html = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&html, &len);
 
+	(void)p; /* the gates drawn are those the accept record was measured against */
 	if (!f)
 		abort();
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>swaptool report: ", f);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>swaptool report: ", f);
 	html_esc(f, jget_str(rep, "node") ?: jget_str(rep, "host"));
-	fputs("</title>\n<style>\n"
-	      "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:60em}\n"
-	      "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left}\n"
-	      "th{background:#f3f3f3}.v{font-size:1.4em;font-weight:bold;padding:.4em .8em;display:inline-block}\n"
-	      ".accepted{background:#d8f5d8}.incomplete{background:#fff1c2}.rejected{background:#f9d0d0}\n"
-	      "pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:.85em}\n"
-	      "</style></head><body>\n<h1>swaptool report: ", f);
+	fprintf(f, "</title>\n<style>\n%s</style></head><body>\n<h1>swaptool report: ", html_style);
 	html_esc(f, jget_str(rep, "node") ?: jget_str(rep, "host"));
-	fprintf(f, "</h1>\n<p class=\"v %s\">%s</p>\n<p>", streq(verdict, "accepted") ? "accepted" : streq(verdict, "rejected") ? "rejected" : "incomplete", verdict);
+	fputs("</h1>\n<p class=\"meta\">made on ", f);
+	html_esc(f, jget_str(rep, "host"));
+	fputs(" at ", f);
+	html_esc(f, jget_str(rep, "created"));
+	fputs(" by swaptool ", f);
+	html_esc(f, jget_str(rep, "version"));
+	fputs(" (kernel ", f);
+	html_esc(f, jget_str(rep, "kernel"));
+	fprintf(f, ")</p>\n<p><span class=\"verdict %s\">", streq(verdict, "accepted") ? "accepted" : streq(verdict, "rejected") ? "rejected" : "incomplete");
+	for (const char *c = verdict; *c; c++)
+		fputc(toupper((unsigned char)*c), f);
+	fputs("</span> ", f);
 	html_esc(f, jget_str(rep, "why"));
-	fputs("</p>\n<h2>Steps</h2>\n<table>\n", f);
-	html_row(f, "th", 4, "step", "finished", "status", "why");
+	fputs("</p>\n", f);
+	html_signature(f, rep);
+
+	fputs("<div class=\"grid\">\n<section>\n<h2>Steps</h2>\n<table>\n<tr><th>step</th><th>status</th><th>finished</th><th>why</th></tr>\n", f);
 	for (size_t i = 0; i < jlen(jget(rep, "summary")); i++) {
 		json_object *s = json_object_array_get_idx(jget(rep, "summary"), i);
-		html_row(f, "td", 4, jget_str(s, "step"), jget_str(s, "finished"), jget_str(s, "status"), jget_str(s, "why"));
+		fputs("<tr>", f);
+		td(f, "nw", jget_str(s, "step"));
+		st_cell(f, jget_str(s, "status"));
+		td(f, "nw", jget_str(s, "finished"));
+		td(f, NULL, jget_str(s, "why"));
+		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n", f);
-	if (jget(steps, "preflight")) {
-		json_object *pre = jget(steps, "preflight"), *src = jget(pre, "source"), *tgt = jget(pre, "target");
-		json_object *gpt = jget(jget(src, "partition_table"), "backup_header_lba");
-		char a[32], b[32], c[32], d[32];
+	fputs("</table>\n</section>\n<section>\n", f);
+	html_drives(f, rep);
+	fputs("</section>\n", f);
 
-		fputs("<h2>Drives</h2>\n<table>\n", f);
-		html_row(f, "th", 3, "", "old (source)", "new (target)");
-		html_row(f, "td", 3, "device", jget_str(src, "path"), jget_str(jget(acc, "target"), "path") ?: jget_str(tgt, "spec"));
-		html_row(f, "td", 3, "model", jget_str(src, "model"),
-			 jget_str(tgt, "model") ?: jget_str(jget(pre, "target_identity"), "model"));
-		html_row(f, "td", 3, "bytes", u64s(src, "size_bytes", a), u64s(tgt, "size_bytes", b));
-		html_row(f, "td", 3, "size", fmt_tib(jget_u64(src, "size_bytes"), c), fmt_tib(jget_u64(tgt, "size_bytes"), d));
-		html_row(f, "td", 3, "LBAs", u64s(src, "lba_count", a), u64s(tgt, "lba_count", b));
-		fputs("</table>\n<h2>Clone trap</h2>\n<table>\n", f);
-		html_row(f, "td", 2, "delta (target minus source)", fmt_thousands_signed(jget_i64(pre, "delta_bytes"), a));
+	if (pre) {
+		json_object *src = jget(pre, "source"), *tgt = jget(pre, "target");
+		json_object *gpt = jget(jget(src, "partition_table"), "backup_header_lba");
+		json_object *fi = jget(jget(pre, "paths"), "fresh_install");
+		char a[32], b[32];
+
+		fputs("<section>\n<h2>Clone trap</h2>\n<table>\n", f);
+		fputs("<tr><th>source size</th>", f);
+		snprintf(b, sizeof(b), "%s B", fmt_thousands(jget_u64(src, "size_bytes"), a));
+		td(f, "num", b);
+		fputs("</tr>\n<tr><th>target size (preflight --target)</th>", f);
+		snprintf(b, sizeof(b), "%s B", fmt_thousands(jget_u64(tgt, "size_bytes"), a));
+		td(f, "num", b);
+		fputs("</tr>\n<tr><th>delta (target minus source)</th>", f);
+		snprintf(b, sizeof(b), "%s B", fmt_thousands_signed(jget_i64(pre, "delta_bytes"), a));
+		td(f, "num", b);
+		fputs("</tr>\n", f);
 		if (gpt && jget_u64(tgt, "lba_count")) {
-			html_row(f, "td", 2, "backup GPT header (old drive)", fmt_thousands(json_object_get_uint64(gpt), b));
-			html_row(f, "td", 2, "last LBA (new drive)", fmt_thousands(jget_u64(tgt, "lba_count") - 1, c));
+			fputs("<tr><th>backup GPT header (old drive)</th>", f);
+			td(f, "num", fmt_thousands(json_object_get_uint64(gpt), a));
+			fputs("</tr>\n<tr><th>last LBA (new drive)</th>", f);
+			td(f, "num", fmt_thousands(jget_u64(tgt, "lba_count") - 1, a));
+			fputs("</tr>\n", f);
 		}
-		html_row(f, "td", 2, "raw clone", path_possible(pre, "raw_clone") ? "possible" : "impossible");
-		html_row(f, "td", 2, "filesystem-aware clone", path_possible(pre, "fs_clone") ? "possible" : "impossible");
-		html_row(f, "td", 2, "fresh install + restore", path_possible(pre, "fresh_install") ? "possible" : "impossible");
-		fputs("</table>\n", f);
+		fputs("<tr><th>raw clone</th>", f);
+		st_cell(f, path_possible(pre, "raw_clone") ? "pass" : "fail");
+		fputs("</tr>\n<tr><th>filesystem-aware clone</th>", f);
+		st_cell(f, path_possible(pre, "fs_clone") ? "pass" : "fail");
+		fputs("</tr>\n<tr><th>fresh install + restore</th>", f);
+		st_cell(f, path_possible(pre, "fresh_install") ? "pass" : "fail");
+		fputs("</tr>\n", f);
+		if (jget(fi, "refetchable_bytes")) {
+			fputs("<tr><th>re-fetchable / irreplaceable</th>", f);
+			snprintf(b, sizeof(b), "%s", fmt_decimal(jget_u64(fi, "refetchable_bytes"), a));
+			{
+				char c2[32];
+				_cleanup_free_ char *both = xasprintf("%s / %s", b, fmt_decimal(jget_u64(fi, "irreplaceable_bytes"), c2));
+				td(f, "num", both);
+			}
+			fputs("</tr>\n", f);
+		}
+		fputs("</table>\n<p class=\"meta\">PASS: the path is possible; FAIL: it is not.</p>\n</section>\n", f);
 	}
 	if (jget(steps, "backup")) {
 		const char *path, *sha;
@@ -1032,45 +2061,160 @@ char *report_html(json_object *rep, const struct profile *p)
 
 		backup_fields(jget(steps, "backup"), &path, &sha, &bytes, &entries);
 		snprintf(b, sizeof(b), "%" PRIu64, entries);
-		fputs("<h2>Backup</h2>\n<table>\n", f);
-		html_row(f, "td", 2, "archive", path);
-		html_row(f, "td", 2, "bytes", fmt_thousands(bytes, a));
-		html_row(f, "td", 2, "entries", b);
-		html_row(f, "td", 2, "sha256", sha);
-		fputs("</table>\n", f);
+		fputs("<section>\n<h2>Backup</h2>\n<table>\n<tr><th>archive</th>", f);
+		td(f, NULL, path);
+		fputs("</tr>\n<tr><th>bytes</th>", f);
+		td(f, "num", fmt_thousands(bytes, a));
+		fputs("</tr>\n<tr><th>entries</th>", f);
+		td(f, "num", b);
+		fputs("</tr>\n<tr><th>sha256</th>", f);
+		td(f, "hash", sha);
+		fputs("</tr>\n</table>\n</section>\n", f);
 	}
-	if (acc) {
-		json_object *runs = jget(acc, "runs"), *gates = jget(acc, "gates");
+	fputs("</div>\n", f);
 
-		fputs("<h2>Acceptance</h2>\n<table>\n", f);
-		html_row(f, "th", 6, "run", "mode", "inflight", "IOPS", "p50", "p99.9");
+	if (acc) {
+		json_object *runs = jget(acc, "runs"), *gates = jget(acc, "gates"), *sweep = jget(acc, "sweep");
+		json_object *rruns = jget(ra, "runs");
+		bool run, failed;
+
+		fputs("<h2>Acceptance</h2>\n<p class=\"meta\">on ", f);
+		html_esc(f, jget_str(acc, "host"));
+		fputs(", reading ", f);
+		html_esc(f, jget_str(jget(acc, "target"), "path"));
+		{
+			char a[32];
+			fprintf(f, " (working set %s)", fmt_binary(jget_u64(jget(acc, "target"), "working_set_bytes"), a));
+		}
+		report_engine_gates(acc, &run, &failed);
+		fputs("; engine gates (cold-boot 157 K prompt, full 97-scenario bench): ", f);
+		fprintf(f, "<span class=\"st %s\">%s</span></p>\n", !run ? "st-warn" : failed ? "st-fail" : "st-pass",
+			!run ? "NOT RUN" : failed ? "FAILED" : "PASSED");
+		fputs("<div class=\"grid\">\n<section class=\"scroll\">\n<h3>Runs</h3>\n<table>\n<tr><th>run</th><th>mode</th><th>in flight</th><th>IOPS</th>"
+		      "<th>MB/s</th><th>p50</th><th>p99.9</th></tr>\n", f);
 		for (size_t i = 0; i < jlen(runs); i++) {
 			json_object *r = json_object_array_get_idx(runs, i);
-			char a[32], b[32], c[32], d[32];
+			char a[32], b[32], c[32], d[32], e[32];
 
 			snprintf(d, sizeof(d), "%" PRIu64, jget_u64(r, "inflight"));
+			snprintf(e, sizeof(e), "%.0f", jget_double(r, "mb_s"));
 			fmt_iops(jget_double(r, "iops"), a);
 			fmt_us(jget_double(jget(r, "lat_us"), "p50"), b);
 			fmt_us(jget_double(jget(r, "lat_us"), "p99_9"), c);
-			html_row(f, "td", 6, jget_str(r, "name"), jget_str(r, "mode"), d, a, b, c);
+			fputs("<tr>", f);
+			td(f, NULL, jget_str(r, "name"));
+			td(f, NULL, jget_str(r, "mode"));
+			td(f, "num", d);
+			td(f, "num", a);
+			td(f, "num", e);
+			td(f, "num", b);
+			td(f, "num", c);
+			fputs("</tr>\n", f);
 		}
-		fputs("</table>\n<table>\n", f);
-		html_row(f, "th", 4, "gate", "threshold", "measured", "status");
+		fputs("</table>\n</section>\n<section>\n<h3>Gates</h3>\n<table>\n<tr><th>gate</th><th>threshold</th><th>measured</th>"
+		      "<th>status</th></tr>\n", f);
 		for (size_t i = 0; i < jlen(gates); i++) {
 			json_object *g = json_object_array_get_idx(gates, i);
 			_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
-			html_row(f, "td", 4, jget_str(g, "name"), th, me, jget_str(g, "status"));
+			_cleanup_free_ char *mu = jget_str(g, "unit") && !json_object_is_type(jget(g, "threshold"), json_type_string)
+				? xasprintf("%s %s", me, jget_str(g, "unit")) : xstrdup(me);
+
+			fputs("<tr>", f);
+			td(f, NULL, jget_str(g, "name"));
+			td(f, "num", th);
+			td(f, "num", mu);
+			st_cell(f, jget_str(g, "status"));
+			fputs("</tr>\n", f);
 		}
-		fputs("</table>\n<h3>Read latency by percentile</h3>\n", f);
-		svg_latency(f, runs, p);
-		if (jlen(jget(acc, "sweep"))) {
-			fputs("<h3>IOPS against working set</h3>\n", f);
-			svg_sweep(f, jget(acc, "sweep"));
+		fputs("</table>\n</section>\n</div>\n<h3>Latency against the gates</h3>\n<div class=\"grid\">\n", f);
+		chart_pctl(f, runs, gates, rruns);
+		chart_persec(f, runs, gates, rruns);
+		fputs("</div>\n<h3>Latency distribution of each run</h3>\n<div class=\"grid\">\n", f);
+		for (size_t i = 0; i < jlen(runs); i++) {
+			json_object *r = json_object_array_get_idx(runs, i);
+			chart_hist(f, r, gates, find_run(rruns, jget_str(r, "name")));
+		}
+		fputs("</div>\n", f);
+		if (jlen(sweep)) {
+			fputs("<h2>Sweep: 4 KiB random reads by working set</h2>\n<div class=\"grid\">\n<section>\n<table>\n"
+			      "<tr><th>working set</th><th>IOPS</th><th>p50</th>", f);
+			if (ra && jlen(jget(ra, "sweep")))
+				fputs("<th>reference IOPS</th><th>IOPS B/A</th>", f);
+			fputs("</tr>\n", f);
+			for (size_t i = 0; i < jlen(sweep); i++) {
+				json_object *s = json_object_array_get_idx(sweep, i);
+				json_object *rs = find_ws(jget(ra, "sweep"), jget_u64(s, "working_set_bytes"));
+				char a[32], b[32], c[32];
+
+				fputs("<tr>", f);
+				td(f, "num", fmt_binary(jget_u64(s, "working_set_bytes"), a));
+				fmt_iops(jget_double(s, "iops"), b);
+				fmt_us(jget_double(jget(s, "lat_us"), "p50"), c);
+				td(f, "num", b);
+				td(f, "num", c);
+				if (ra && jlen(jget(ra, "sweep"))) {
+					if (rs)
+						fmt_iops(jget_double(rs, "iops"), b);
+					fmt_ratio(rs ? ratio_of(jget_double(s, "iops"), jget_double(rs, "iops")) : NAN, c);
+					td(f, "num", rs ? b : "-");
+					td(f, "num", c);
+				}
+				fputs("</tr>\n", f);
+			}
+			fputs("</table>\n</section>\n", f);
+			chart_sweep(f, sweep, jget(ra, "sweep"));
+			fputs("</div>\n", f);
+		}
+		if (ra) {
+			fputs("<h2>Against the reference node</h2>\n<p class=\"meta\">A: ", f);
+			html_esc(f, jget_str(ref, "node"));
+			fputs(" (", f);
+			html_esc(f, jget_str(ref, "file"));
+			fputs(", accept record sha256 <code>", f);
+			html_esc(f, jget_str(ref, "sha256"));
+			fputs("</code>); B: this node, ", f);
+			html_esc(f, jget_str(acc, "host"));
+			fputs(". Ratios are B/A: below 1 for IOPS, above 1 for latency, is worse than the reference.</p>\n"
+			      "<div class=\"grid\">\n<section class=\"scroll\">\n<table>\n<tr><th>run</th><th>IOPS A</th><th>IOPS B</th><th>B/A</th>"
+			      "<th>p50 A</th><th>p50 B</th><th>B/A</th><th>p99.9 A</th><th>p99.9 B</th><th>B/A</th></tr>\n", f);
+			for (size_t i = 0; i < jlen(runs); i++) {
+				json_object *b = json_object_array_get_idx(runs, i), *a = find_run(rruns, jget_str(b, "name"));
+				char c[9][32];
+
+				if (!a)
+					continue;
+				fmt_iops(jget_double(a, "iops"), c[0]);
+				fmt_iops(jget_double(b, "iops"), c[1]);
+				fmt_ratio(ratio_of(jget_double(b, "iops"), jget_double(a, "iops")), c[2]);
+				fmt_us(jget_double(jget(a, "lat_us"), "p50"), c[3]);
+				fmt_us(jget_double(jget(b, "lat_us"), "p50"), c[4]);
+				fmt_ratio(ratio_of(jget_double(jget(b, "lat_us"), "p50"), jget_double(jget(a, "lat_us"), "p50")), c[5]);
+				fmt_us(jget_double(jget(a, "lat_us"), "p99_9"), c[6]);
+				fmt_us(jget_double(jget(b, "lat_us"), "p99_9"), c[7]);
+				fmt_ratio(ratio_of(jget_double(jget(b, "lat_us"), "p99_9"), jget_double(jget(a, "lat_us"), "p99_9")), c[8]);
+				fputs("<tr>", f);
+				td(f, NULL, jget_str(b, "name"));
+				for (unsigned k = 0; k < 9; k++)
+					td(f, "num", c[k]);
+				fputs("</tr>\n", f);
+			}
+			fputs("</table>\n</section>\n", f);
+			chart_compare(f, runs, rruns);
+			fputs("</div>\n", f);
 		}
 	}
-	fputs("<h2>Summary</h2>\n<pre>", f);
-	html_esc(f, txt);
-	fputs("</pre>\n</body></html>\n", f);
+
+	fputs("<h2>Records</h2>\n<table>\n<tr><th>step</th><th>sha256 of the embedded record (", f);
+	html_esc(f, jget_str(rep, "record_hash") ?: "json-c text");
+	fputs(")</th></tr>\n", f);
+	for (size_t i = 0; i < jlen(jget(rep, "records")); i++) {
+		json_object *e = json_object_array_get_idx(jget(rep, "records"), i);
+		fputs("<tr>", f);
+		td(f, NULL, jget_str(e, "step"));
+		td(f, "hash", jget_str(e, "sha256"));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</body></html>\n", f);
 	fclose(f);
 	return html;
 }

@@ -17,6 +17,25 @@ extern const size_t report_known_steps_n;
 bool report_step_required(const char *step);
 
 /*
+ * The verdict vocabulary of preflight, the same word in its table, its --json, status, report.txt
+ * and report.html, with one exit code each so that a fleet script needs only the exit code:
+ *   pass  (0)  a raw clone fits (warn: the same, with warnings; also 0)
+ *   trap  (4)  the clone trap: a raw clone cannot fit, but a path exists (fresh install + restore,
+ *              or a filesystem-aware clone). The incident's outcome: a finding, not a failed swap.
+ *   fail  (1)  no path: neither a raw clone nor any other path
+ *   (3)        could not judge (unreadable or hostile input): no verdict, an error record
+ * 4 is free: 0/1/2/3/130 are taken (src/ctx.h).
+ */
+#define REPORT_EXIT_TRAP 4
+#define REPORT_VERDICT_TRAP "trap"
+/* Does a preflight record (verdict "fail" from its checks, or already "trap") show the clone trap
+ * with a path: every failing check a clone-trap check (raw-clone, gpt-backup-header, partition-fit)
+ * and `paths` has fs_clone or fresh_install possible? */
+bool report_preflight_trap(json_object *rec);
+/* The word for a judged step: "trap" for preflight's trap, else pass|warn|fail|skip. */
+const char *report_step_word(const char *step, json_object *rec, enum status st);
+
+/*
  * Judge one step record for the report and for status:
  *   ST_SKIP  not run (rec NULL)
  *   ST_PASS  passed, or preflight's clone-trap finding (see below)
@@ -59,6 +78,14 @@ int report_check_hashes(json_object *report, char **why);
 /* Does the report's `verdict` follow from its embedded records (report_verdict, as report made
  * it), and each record's verdict from its checks? 0 yes; -EBADMSG no, or no record (why set). */
 int report_check_verdict(json_object *report, char **why);
+
+/* report.json's `drives` {old, new}: the old and the new drive side by side from what the steps
+ * measured (preflight's source, accept's device; preflight's target_identity only when it read that
+ * same drive), null where unknown. p judges the new drive's class from the catalogue (may be NULL). */
+void report_add_drives(json_object *rep, const struct profile *p);
+/* A reference node's accept record (from an accept record or a report) into `reference`; -EINVAL
+ * when doc is neither. */
+int report_add_reference(json_object *rep, json_object *doc, const char *file);
 
 /* Human summary (report.txt) and one self-contained HTML file with inline SVG; caller frees. */
 char *report_text(json_object *report);

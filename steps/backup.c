@@ -63,8 +63,10 @@ static void check_location(struct ctx *ctx, struct record *rec, const char *out,
 	if (stat("/", &rs) < 0)
 		rs.st_dev = 0;
 	rootd = whole_disk(rs.st_dev);
+	/* source.device is the namespace when preflight was given the controller (/dev/nvme0, a
+	 * character device); source.path is the block device otherwise */
 	if (record_load(ctx->state_dir, "preflight", &pf) == 0)
-		src = jget_str(jget(pf, "source"), "path");
+		src = jget_str(jget(pf, "source"), "device") ?: jget_str(jget(pf, "source"), "path");
 	if (src && stat(src, &ss) == 0 && S_ISBLK(ss.st_mode))
 		srcd = whole_disk(ss.st_rdev);
 	bad = on_replaced_drive(dirname(dir), rs.st_dev, rootd, srcd, &here, &same_src);

@@ -3,6 +3,7 @@
 #include "steps.h"
 #include "disk.h"
 #include "layout.h"
+#include "report.h"
 #include "size.h"
 #include "usage.h"
 
@@ -385,6 +386,12 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	add_paths(ctx, &a, &l, disk_holds_root(&src), rec->root);
 	layout_free(&l);
 	record_finish(rec);
+	/* the incident's outcome has its own word and exit code (src/report.h): a fleet script tells
+	 * "trap found, a path exists" (4) from "no path" (1) by the exit code alone */
+	if (report_preflight_trap(rec->root)) {
+		jset_str(rec->root, "verdict", REPORT_VERDICT_TRAP);
+		return REPORT_EXIT_TRAP;
+	}
 	return record_exit_code(rec);
 }
 
@@ -499,6 +506,11 @@ void step_preflight_render(const struct ctx *ctx, json_object *rec)
 	}
 	if (jget_bool(jget(paths, "raw_clone"), "possible"))
 		out_verdict(ctx, rec, "a raw clone fits; swaptool plan shows the steps");
+	else if (streq(jget_str(rec, "verdict"), REPORT_VERDICT_TRAP) && !ctx->json)
+		printf("\n%sverdict:%s %s  clone trap found, a path exists: a raw clone cannot fit. Recommended: path 1, fresh "
+		       "install + restore%s\n",
+		       ctx->color ? "\033[1m" : "", ctx->color ? "\033[0m" : "", ctx->color ? "\033[33mTRAP\033[0m" : "TRAP",
+		       jget_bool(fsc, "possible") ? " (path 2, filesystem-aware clone, is possible too)" : "");
 	else
 		out_verdict(ctx, rec, "the clone trap: a raw clone cannot fit. Recommended: path 1, fresh install + "
 				      "restore%s",

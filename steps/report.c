@@ -192,6 +192,7 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		{ "out", required_argument, NULL, 'o' },
 		{ "identity", required_argument, NULL, 'I' },
 		{ "no-sign", no_argument, NULL, 'n' },
+		{ "reference", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
 		{ 0 },
 	};
@@ -203,7 +204,8 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		[F_JSON] = { .name = "report.json" },
 		[F_SIG] = { .name = "report.json.sig" },
 	};
-	const char *key_path = NULL, *identity_arg = NULL, *why = NULL, *failed = NULL, *input;
+	const char *key_path = NULL, *identity_arg = NULL, *why = NULL, *failed = NULL, *input, *ref_path = NULL;
+	json_object *ref_doc = NULL;
 	_cleanup_free_ char *out = NULL, *identity = NULL, *json_path = NULL, *sig_path = NULL, *txt_path = NULL;
 	_cleanup_free_ char *html_path = NULL, *as_path = NULL, *text = NULL, *armour = NULL;
 	_cleanup_free_ char *fp = NULL, *publine = NULL, *as_line = NULL, *verify_cmd = NULL, *verify_ours = NULL;
@@ -223,6 +225,7 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		case 'o': out = xstrdup(optarg); break;
 		case 'I': identity_arg = optarg; break;
 		case 'n': sign = false; break;
+		case 'R': ref_path = optarg; break;
 		default: return step_bad_option(ctx, argc, argv);
 		}
 	}
@@ -238,6 +241,21 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	}
 	if (!out)
 		out = xasprintf("%s/report", ctx->state_dir);
+	/* --reference: a reference node's accept record or report, drawn on the same axes */
+	if (ref_path) {
+		_cleanup_free_ char *rtext = NULL;
+
+		r = read_file_all(ref_path, 256 << 20, &rtext, NULL);
+		if (r < 0)
+			return ctx_error(ctx, EXIT_FAILED, "cannot read the reference '%s': %s; pass a reference node's "
+					 "accept.json or report.json", ref_path, strerror(-r));
+		ref_doc = json_tokener_parse(rtext);
+		if (!report_accept_of(ref_doc) || !json_object_is_type(jget(report_accept_of(ref_doc), "runs"), json_type_array)) {
+			json_object_put(ref_doc);
+			return ctx_error(ctx, EXIT_FAILED, "the reference '%s' is neither an accept record nor a report holding "
+					 "one; pass a reference node's STATE/accept.json or report.json", ref_path);
+		}
+	}
 
 	/* The key first: refuse before anything is written. */
 	if (sign) {
@@ -285,6 +303,12 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	}
 
 	r = report_build(ctx->state_dir, &rep);
+	if (r == 0) {
+		report_add_drives(rep, ctx->profile);
+		if (ref_doc)
+			report_add_reference(rep, ref_doc, ref_path);
+	}
+	json_object_put(ref_doc);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "cannot read the step records in '%s': %s; check the files there or pass --state DIR",
 				 ctx->state_dir, strerror(-r));
@@ -369,7 +393,7 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	for (size_t i = 0; i < json_object_array_length(jget(rep, "summary")); i++) {
 		json_object *s = json_object_array_get_idx(jget(rep, "summary"), i);
 		const char *step = jget_str(s, "step"), *st = jget_str(s, "status");
-		enum status cst = streq(st, "pass") ? ST_PASS : streq(st, "warn") ? ST_WARN : streq(st, "fail") ? ST_FAIL : ST_SKIP;
+		enum status cst = streq(st, "pass") || streq(st, REPORT_VERDICT_TRAP) ? ST_PASS : streq(st, "warn") ? ST_WARN : streq(st, "fail") ? ST_FAIL : ST_SKIP;
 
 		if (streq(st, "missing"))
 			cst = report_step_required(step) ? ST_WARN : ST_SKIP;

@@ -28,7 +28,7 @@ static char *command_for(const char *step, json_object *pre, json_object *backup
 	if (streq(step, "verify"))
 		return xasprintf("swaptool verify %s", tar);
 	if (streq(step, "accept"))
-		return xstrdup("swaptool accept /dev/nvme0");
+		return xstrdup("swaptool accept   (the Engram shard through the profile, else the disk that holds /)");
 	return xstrdup("swaptool report --key FILE --identity NAME");
 }
 
@@ -124,7 +124,8 @@ int step_status_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 				engine_missing = true;
 			}
 		}
-		state = !o ? "missing" : st == ST_FAIL ? "failed" : st == ST_WARN ? "warn" : "done";
+		state = !o ? "missing" : st == ST_FAIL ? "failed" : st == ST_WARN ? "warn" :
+			streq(report_step_word(step, o, st), REPORT_VERDICT_TRAP) ? REPORT_VERDICT_TRAP : "done";
 		s = json_object_new_object();
 		jset_str(s, "step", step);
 		jset_str(s, "state", state);
@@ -192,7 +193,9 @@ void step_status_render(const struct ctx *ctx, json_object *record)
 		json_object *s = jarray_at(steps, i);
 		const char *state = jget_str(s, "state");
 		enum status st = streq(state, "done") ? ST_PASS : streq(state, "warn") ? ST_WARN : streq(state, "failed") ? ST_FAIL : ST_SKIP;
-		table_row(t, jget_str(s, "step"), streq(state, "missing") ? "-" : out_status(ctx, st), jget_str(s, "finished"),
+		/* preflight's "trap" is done (a path exists) but keeps its own word */
+		table_row(t, jget_str(s, "step"), streq(state, "missing") ? "-" : streq(state, REPORT_VERDICT_TRAP) ? "TRAP" :
+			  out_status(ctx, st), jget_str(s, "finished"),
 			  jget_str(s, "host"), jget_str(s, "why"));
 	}
 	table_print(ctx, t);

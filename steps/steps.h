@@ -97,3 +97,7 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_plan_render(const struct ctx *ctx, json_object *record);
 int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_clone_render(const struct ctx *ctx, json_object *record);
+int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_metrics_render(const struct ctx *ctx, json_object *record);
+int step_fleet_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_fleet_render(const struct ctx *ctx, json_object *record);

@@ -14,6 +14,15 @@ cleanup_test() {
 	rm -rf "$TMP"
 }
 trap cleanup_test EXIT
+# SWAPTOOL_VALGRIND=DIR (.ci/run's memcheck pass): every swaptool runs under valgrind memcheck, a log per
+# process in DIR; an error or a definite leak makes it exit 99, which no test expects.
+if [ -n "${SWAPTOOL_VALGRIND:-}" ]; then
+	mkdir -p "$SWAPTOOL_VALGRIND"
+	printf '#!/bin/sh\nexec valgrind -q --tool=memcheck --error-exitcode=99 --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file=%s/vg.%%p.log %s "$@"\n' \
+		"$SWAPTOOL_VALGRIND" "$SWAPTOOL" >"$TMP/swaptool-valgrind"
+	chmod +x "$TMP/swaptool-valgrind"
+	SWAPTOOL=$TMP/swaptool-valgrind
+fi
 export XDG_STATE_HOME="$TMP/xdg"
 STATE="$TMP/state"
 
@@ -67,4 +76,49 @@ attach() {
 		sleep 0.1
 	done
 	echo "warning: partition nodes for $DEV did not appear" >&2
+}
+
+# wait_for SECONDS CMD...: wait for a state, not for a time: run CMD every 50 ms until it
+# succeeds; returns 1 when it has not after SECONDS (the caller says what did not happen).
+wait_for() {
+	local deadline=$(($(date +%s%N) + $1 * 1000000000))
+	shift
+	until "$@"; do
+		[ "$(date +%s%N)" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
+# need_io_uring: skip (77) where the kernel has no io_uring or refuses it (CONFIG_IO_URING off,
+# kernel.io_uring_disabled, a seccomp filter): accept's harness cannot run there, which is no failure
+# of the code. io_uring_setup is syscall 425 on every architecture.
+need_io_uring() {
+	local why
+	command -v python3 >/dev/null || return 0 # cannot probe: let accept say so itself
+	why=$(python3 -c '
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+params = ctypes.create_string_buffer(120)
+fd = libc.syscall(425, 4, params)
+if fd < 0:
+    print(os.strerror(ctypes.get_errno()))
+    sys.exit(1)
+os.close(fd)') || skip "io_uring unavailable here (io_uring_setup: $why)"
+}
+
+# need_odirect DIR: skip (77) unless files in DIR can be opened with O_DIRECT (tmpfs, some overlay
+# and network filesystems refuse it): accept reads its target with O_DIRECT.
+need_odirect() {
+	dd if=/dev/zero of="$1/.odirect-probe" bs=4096 count=1 oflag=direct status=none 2>/dev/null ||
+		{ rm -f "$1/.odirect-probe"; skip "no O_DIRECT in $1 ($(stat -f -c %T "$1"))"; }
+	rm -f "$1/.odirect-probe"
+}
+
+# unique_fstab_ids: the demo root's fstab (tests/fixtures/make-demo-root.sh) names mkdisk's fixed
+# UUIDs, which resolve while any other test has a mkdisk image attached with partition nodes (libblkid
+# scans every block device). A test that needs them not to resolve gets identifiers of its own.
+unique_fstab_ids() {
+	FSTAB_ROOT_UUID=$(cat /proc/sys/kernel/random/uuid)
+	FSTAB_EFI_UUID=$(printf '%04X-%04X' $((RANDOM % 65536)) $((RANDOM % 65536)))
+	export FSTAB_ROOT_UUID FSTAB_EFI_UUID
 }

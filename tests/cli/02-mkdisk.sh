@@ -283,12 +283,16 @@ blkid -p -O "$(fsoff 1)" "$IMG" | grep -q 'TYPE="ext4"' || fail "4096: p2 not ex
 dumpe2fs -h "$IMG?offset=$(fsoff 1)" 2>/dev/null | grep -q '^Filesystem state: *clean$' || fail "4096: p2 not clean"
 # sgdisk reads 4096-byte LBAs only from a device: a read-only loop device when we may
 if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
-	dev=$(losetup -f --show -r --sector-size 4096 "$IMG")
-	LOOPS+=("$dev")
-	sgdisk -v "$dev" 2>&1 | grep -q "No problems found" || fail "sgdisk -v on the 4096-byte loop device"
-	losetup -d "$dev"
-	LOOPS=()
-	ok "4096: sgdisk -v clean on a 4096-byte loop device"
+	# a kernel without loop sector sizes (LOOP_SET_BLOCK_SIZE, 4.14) cannot do this: not a failure
+	if dev=$(losetup -f --show -r --sector-size 4096 "$IMG" 2>"$TMP/losetup.err"); then
+		LOOPS+=("$dev")
+		sgdisk -v "$dev" 2>&1 | grep -q "No problems found" || fail "sgdisk -v on the 4096-byte loop device"
+		losetup -d "$dev"
+		LOOPS=()
+		ok "4096: sgdisk -v clean on a 4096-byte loop device"
+	else
+		echo "# 4096: no 4096-byte loop device here ($(cat "$TMP/losetup.err")): sgdisk check left to fdisk -b 4096"
+	fi
 else
 	echo "# 4096: no loop device here, sgdisk check left to fdisk -b 4096"
 fi

@@ -35,11 +35,11 @@ run 0 pf "$img" --target 3907029168s --json
 jeq .target.size_bytes 2000398934016
 run 0 pf "$img" --target 2TB --json
 jeq .target.size_bytes 2000000000000
-run 1 pf "$img" --target 488378646s --target-lba-size 4096 --json
+run 4 pf "$img" --target 488378646s --target-lba-size 4096 --json
 jeq .target.size_bytes 2000398934016
 jeq .target.lba_size 4096
 truncate -s 32M "$TMP/target.img"
-run 1 pf "$img" --target "$TMP/target.img" --json
+run 4 pf "$img" --target "$TMP/target.img" --json
 jeq .target.size_bytes 33554432
 jeq .target.path "$TMP/target.img"
 ok "good --target forms"

@@ -152,12 +152,19 @@ if command -v setpriv >/dev/null; then
 	chmod 000 "$U/home/nv/.ssh/known_hosts"
 	chmod 755 "$TMP"
 	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME=/nonexistent "$@"; }
+	as_nobody test -x "$TMP" || skip "'nobody' cannot enter $TMP (set TMPDIR to a directory others may enter)"
+	# nobody gets its own copy of the binary: the build directory may lie under one only root may
+	# enter (root's 0700 home, a mktemp -d). It links system libraries only (libswap is static).
+	mkdir -p "$TMP/ubin"
+	cp "$SWAPTOOL" "$TMP/ubin/swaptool"
+	chmod 755 "$TMP/ubin" "$TMP/ubin/swaptool"
+	USWAPTOOL=$TMP/ubin/swaptool
 	mkdir -p "$TMP/ustate" "$TMP/uout" && chown nobody:nogroup "$TMP/ustate" "$TMP/uout"
-	run 3 as_nobody "$SWAPTOOL" --state "$TMP/ustate" backup --root "$U" --home /home/nv --out "$TMP/uout/u.tar.gz"
+	run 3 as_nobody "$USWAPTOOL" --state "$TMP/ustate" backup --root "$U" --home /home/nv --out "$TMP/uout/u.tar.gz"
 	contains "known_hosts"
 	contains "--skip-unreadable"
 	[ ! -e "$TMP/uout/u.tar.gz" ] || fail "tarball written despite an unreadable file"
-	run 0 as_nobody "$SWAPTOOL" --json --state "$TMP/ustate" backup --root "$U" --home /home/nv --out "$TMP/uout/u.tar.gz" --skip-unreadable
+	run 0 as_nobody "$USWAPTOOL" --json --state "$TMP/ustate" backup --root "$U" --home /home/nv --out "$TMP/uout/u.tar.gz" --skip-unreadable
 	jeq '[.skipped[] | select(.reason | startswith("unreadable"))][0].path' "$U/home/nv/.ssh/known_hosts"
 	jeq '[.checks[] | select(.id == "skipped")][0].status' warn
 	tar -tzf "$TMP/uout/u.tar.gz" | grep -q known_hosts && fail "unreadable file in the tarball"

@@ -7,6 +7,8 @@
 . "$SRCDIR/tests/fixtures/backup-lib.sh"
 
 D="$TMP/demo"
+# the fstab names the mkdisk image attached below, so that it resolves (backup-lib.sh gives others ids of their own)
+export FSTAB_ROOT_UUID=0d6c4e57-7e41-493d-a531-809dda000002 FSTAB_EFI_UUID=D6C4-0001
 demo_root "$D"
 # owners are named by the root's own etc/passwd and etc/group: this demo root names them as this host
 cp /etc/passwd /etc/group "$D/etc/"
@@ -22,7 +24,8 @@ if [ -n "${MKDISK:-}" ] && losetup -f >/dev/null 2>&1 && command -v partx >/dev/
 	L=$(losetup -f --show "$TMP/src.img") || skip "losetup failed"
 	LOOPS+=("$L")
 	partx -a "$L" 2>/dev/null || true
-	blkid -U 0d6c4e57-7e41-493d-a531-809dda000002 >/dev/null 2>&1 && resolved=yes
+	# this test's own partition, not whichever device another test has attached with that UUID
+	[ "$(blkid -p -o value -s UUID "${L}p2" 2>/dev/null)" = 0d6c4e57-7e41-493d-a531-809dda000002 ] && resolved=yes
 fi
 
 # ---- dry run: says what it would do, writes nothing ----

@@ -47,15 +47,22 @@ chown nobody:nogroup "$R2$HOSTDIR/flare/orbit/controller.key"
 run 0 "$SWAPTOOL" --json --state "$TMP/s2" backup --root "$R2" --home /home/nv --out "$TMP/r2.tar.gz"
 got=$(tar -xzOf "$TMP/r2.tar.gz" home/nv/.config/flare/orbit/controller.key)
 [ "$got" = "the node's own key" ] || fail "backed up '$got', expected the key inside R"
-# (exit 1: the demo fstab names filesystems that are not here)
-run 1 "$SWAPTOOL" --json --state "$TMP/s2" verify "$TMP/r2.tar.gz" --root "$R2"
+# Exit 1 when the demo fstab's filesystems are not on this machine, 0 when a parallel test has an
+# image with the same fixed UUIDs attached: the checks below are what this test is about.
+verify_r2() {
+	local got=0
+	"$SWAPTOOL" --json --state "$TMP/s2" verify "$TMP/r2.tar.gz" --root "$R2" >"$TMP/out" 2>"$TMP/err" || got=$?
+	OUT=$(cat "$TMP/out")
+	case $got in 0|1) ;; *) cat "$TMP/err" >&2; fail "verify of r2 exited $got, expected 0 or 1";; esac
+}
+verify_r2
 for c in entries-present entries-type entries-content; do
 	jeq "[.checks[] | select(.id == \"$c\")][0].status" pass
 done
 jeq '[.checks[] | select(.id == "required")][0].status' pass
 # and verify does not follow it out either: the host's decoy differs, R's copy matches
 echo "changed inside R" >"$R2$HOSTDIR/flare/orbit/controller.key"
-run 1 "$SWAPTOOL" --json --state "$TMP/s2" verify "$TMP/r2.tar.gz" --root "$R2"
+verify_r2
 jeq '[.checks[] | select(.id == "entries-content")][0].failures[0].path' home/nv/.config/flare/orbit/controller.key
 ok "an absolute link inside R resolves to R$HOSTDIR for backup and verify"
 

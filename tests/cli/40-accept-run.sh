@@ -11,6 +11,8 @@ if [ "$(stat -f -c %T "$D")" = tmpfs ]; then
 	trap 'rm -rf "$D"; cleanup_test' EXIT
 fi
 [ "$(stat -f -c %T "$D")" = tmpfs ] && skip "no disk-backed directory for O_DIRECT"
+need_odirect "$D" # other filesystems refuse it too (some overlays, NFS)
+need_io_uring
 F=$D/shard
 head -c 64M /dev/urandom >"$F"
 sync "$F"

@@ -10,6 +10,8 @@ if [ "$(stat -f -c %T "$D")" = tmpfs ]; then
 	trap 'rm -rf "$D"; cleanup_test' EXIT
 fi
 [ "$(stat -f -c %T "$D")" = tmpfs ] && skip "no disk-backed directory for O_DIRECT"
+need_odirect "$D" # other filesystems refuse it too (some overlays, NFS)
+need_io_uring
 Q=(--duration 1 --ramp 0 --no-seq --inflight 4 --force)
 # run01 CMD...: a measurement whose gates may pass or fail on this disk: exit 0 or 1
 run01() {
@@ -46,8 +48,8 @@ contains "sweep"
 ok "working set larger than the target: exit 2 suggesting --working-set"
 
 run 2 "$SWAPTOOL" --state "$STATE" accept "$F" --bogus
-run 2 "$SWAPTOOL" --state "$STATE" accept
-contains "no target"
+run 2 "$SWAPTOOL" --state "$STATE" accept "$F" "$F"
+contains "one target only"
 run 2 "$SWAPTOOL" --state "$STATE" accept "$F" --inflight 0
 run 2 "$SWAPTOOL" --state "$STATE" accept "$F" --ramp x
 run 2 "$SWAPTOOL" --state "$STATE" accept "$F" --working-set 1.5x
@@ -94,9 +96,11 @@ if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 	jeq '.working_set.method' zero-sample
 	jeq '.working_set.zero_blocks' 0
 	# the node is "serving": something else reads the device while accept samples it
+	reads() { awk '{ print $1 }' "/sys/block/${L#/dev/}/stat"; }
+	r0=$(reads)
 	(while :; do dd if="$L" of=/dev/null bs=4k iflag=direct status=none; done) &
 	BG=$!
-	sleep 0.3
+	wait_for 20 eval '[ "$(reads)" -gt "$r0" ]' || fail "the background reader did not start"
 	run 3 "$SWAPTOOL" --state "$STATE" accept "$L" --working-set 4M --duration 1 --ramp 0 --no-seq --inflight 4
 	contains "busy"
 	contains "--force"

@@ -10,15 +10,20 @@ if [ "$(stat -f -c %T "$D")" = tmpfs ]; then
 	trap 'rm -rf "$D"; cleanup_test' EXIT
 fi
 [ "$(stat -f -c %T "$D")" = tmpfs ] && skip "no disk-backed directory for O_DIRECT"
+need_odirect "$D" # other filesystems refuse it too (some overlays, NFS)
+need_io_uring
 F=$D/shard
 head -c 32M /dev/urandom >"$F"
 sync "$F"
 
-start=$(date +%s)
 "$SWAPTOOL" --json --state "$STATE" accept "$F" --working-set 16M --duration 30 --ramp 0 --inflight 8 --no-seq \
 	--force >"$TMP/out" 2>"$TMP/err" &
 pid=$!
-sleep 4 # 1 s busy sample, then about 3 s into the 30 s run (slower under ASan)
+# interrupt once the measured run is reading: 64 MiB read is four passes over the 16 MiB working set,
+# past anything read before the run starts
+reading() { [ "$(awk '/^read_bytes:/ { print $2 }' "/proc/$pid/io" 2>/dev/null || echo 0)" -ge 67108864 ]; }
+wait_for 25 reading || { cat "$TMP/err" >&2; fail "accept did not start reading within 25 s"; }
+start=$(date +%s)
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?

@@ -7,6 +7,7 @@
 [ -n "${SLOWFS:-}" ] && [ -x "$SLOWFS" ] || skip "slowfs not built (no libfuse3)"
 [ -c /dev/fuse ] || skip "no /dev/fuse"
 command -v fusermount3 >/dev/null || skip "no fusermount3"
+need_io_uring
 M=$TMP/mnt
 mkdir -p "$M"
 SPID=

@@ -2,7 +2,7 @@
 # Synthetic step records (DESIGN.md §6 shapes, the write-up's numbers) for the report tests: sourced.
 
 # write_records DIR: a finished fresh-install swap of dgx4 that passes everything: preflight
-# (the clone-trap finding: verdict fail, raw clone impossible, both other paths possible),
+# (the clone-trap finding: verdict trap, raw clone impossible, both other paths possible),
 # backup, restore, verify, and accept with the engine gates run.
 write_records() {
 	local d=$1
@@ -10,7 +10,7 @@ write_records() {
 	cat >"$d/preflight.json" <<'EOF'
 {
   "schema": "swaptool/1", "step": "preflight", "version": "0.1.0", "host": "dgx4",
-  "started": "2026-11-04T10:00:00Z", "finished": "2026-11-04T10:00:02Z", "verdict": "fail",
+  "started": "2026-11-04T10:00:00Z", "finished": "2026-11-04T10:00:02Z", "verdict": "trap",
   "checks": [
     { "id": "raw-clone", "status": "fail", "summary": "target is 48,009,314,304 bytes smaller: a raw clone cannot fit" },
     { "id": "gpt-backup-header", "status": "fail", "summary": "backup GPT header at LBA 4,000,797,359 is past the target's last LBA 3,907,029,167",
@@ -82,7 +82,7 @@ EOF
     { "name": "rand16-iops", "run": "rand16", "status": "pass", "threshold": 60000, "measured": 118200.5, "unit": "IOPS", "op": ">=" },
     { "name": "rand16-p50", "run": "rand16", "status": "pass", "threshold": 250, "measured": 121, "unit": "us", "op": "<=" },
     { "name": "rand64-iops", "run": "rand64", "status": "pass", "threshold": 120000, "measured": 205000, "unit": "IOPS", "op": ">=" },
-    { "name": "rand64-p99_9", "run": "rand64", "status": "pass", "threshold": 2000, "measured": 1500, "unit": "us", "op": "<=" },
+    { "name": "rand64-p99.9", "run": "rand64", "status": "pass", "threshold": 2000, "measured": 1500, "unit": "us", "op": "<=" },
     { "name": "seq-mb_s", "run": "seq", "status": "pass", "threshold": 2500, "measured": 3000.2, "unit": "MB/s", "op": ">=" },
     { "name": "engine-cold-boot-157k", "status": "pass", "threshold": "exit 0", "measured": 0, "unit": "exit code" },
     { "name": "engine-full-bench", "status": "pass", "threshold": "exit 0", "measured": 0, "unit": "exit code" }
@@ -109,7 +109,7 @@ dgx4_accept() {
     { "name": "rand16-iops", "status": "fail", "threshold": 60000, "measured": 12900 },
     { "name": "rand16-p50", "status": "fail", "threshold": 250, "measured": 1183 },
     { "name": "rand64-iops", "status": "fail", "threshold": 120000, "measured": 24800 },
-    { "name": "rand64-p99_9", "status": "fail", "threshold": 2000, "measured": 10500 },
+    { "name": "rand64-p99.9", "status": "fail", "threshold": 2000, "measured": 10500 },
     { "name": "seq-mb_s", "status": "fail", "threshold": 2500, "measured": 1900 }
   ],
   "engine_gates_run": false
@@ -134,7 +134,7 @@ dgx5_accept() {
     { "name": "rand16-iops", "status": "pass", "threshold": 60000, "measured": 80000 },
     { "name": "rand16-p50", "status": "pass", "threshold": 250, "measured": 200 },
     { "name": "rand64-iops", "status": "pass", "threshold": 120000, "measured": 204000 },
-    { "name": "rand64-p99_9", "status": "pass", "threshold": 2000, "measured": 1600 },
+    { "name": "rand64-p99.9", "status": "pass", "threshold": 2000, "measured": 1600 },
     { "name": "seq-mb_s", "status": "pass", "threshold": 2500, "measured": 3000 }
   ],
   "engine_gates_run": false

@@ -55,12 +55,12 @@ ok "engine gates not run: incomplete"
 
 # a failed gate: rejected, exit 1
 write_records "$TMP/gate"
-jq '.verdict = "fail" | (.gates[] | select(.name == "rand64-p99_9")) |= (.status = "fail" | .measured = 10500)
-    | .checks += [{"id":"rand64-p99_9","status":"fail","summary":"rand64: p99.9 10.5 ms > 2 ms"}]' \
+jq '.verdict = "fail" | (.gates[] | select(.name == "rand64-p99.9")) |= (.status = "fail" | .measured = 10500)
+    | .checks += [{"id":"rand64-p99.9","status":"fail","summary":"rand64: p99.9 10.5 ms > 2 ms"}]' \
 	"$TMP/gate/accept.json" >"$TMP/a" && mv "$TMP/a" "$TMP/gate/accept.json"
 report "$TMP/gate" 1
 jeq .report_verdict rejected
-jeq .why "accept failed: rand64-p99_9: rand64: p99.9 10.5 ms > 2 ms"
+jeq .why "accept failed: rand64-p99.9: rand64: p99.9 10.5 ms > 2 ms"
 # an engine gate that failed in a record that says pass is still a rejection
 write_records "$TMP/engfail"
 jq '(.gates[] | select(.name == "engine-full-bench")) |= (.status = "fail")' \

@@ -19,7 +19,8 @@ contains "swaptool preflight /dev/nvme0 --target SIZE|DEVICE|IMAGE"
 write_records "$TMP/all"
 cp "$TMP/all/preflight.json" "$TMP/all/backup.json" "$STATE/"
 run 0 "$SWAPTOOL" --state "$STATE" --json status
-jeq '.steps[0].state' done
+jeq '.steps[0].state' trap
+jeq '.steps[0].verdict' trap
 jeq '.steps[0].why | test("clone trap found")' true
 jeq .next.step restore
 jeq .next.command "swaptool restore /home/nv/dgx4-swap-backup-20261104/dgx4-config.tar.gz   (after installing DGX OS on the new drive)"

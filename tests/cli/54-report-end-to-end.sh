@@ -39,7 +39,7 @@ timeout = 10
 INI
 P=(--profile "$TMP/p.ini" --state "$STATE")
 "$MKDISK" incident "$TMP/dgx4.img" >/dev/null
-run 1 "$SWAPTOOL" "${P[@]}" preflight "$TMP/dgx4.img" --target 2000398934016
+run 4 "$SWAPTOOL" "${P[@]}" preflight "$TMP/dgx4.img" --target 2000398934016
 run 0 "$SWAPTOOL" "${P[@]}" backup --root "$D" --home /home/nv --out "$TMP/b.tar.gz"
 run 0 "$SWAPTOOL" "${P[@]}" verify "$TMP/b.tar.gz" --root "$D"
 head -c $((64 << 20)) /dev/urandom >"$TMP/shard"

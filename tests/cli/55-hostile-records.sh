@@ -14,7 +14,7 @@ G=$TMP/good
 write_records "$G"
 "$MKDISK" scaled "$TMP/src.img" >/dev/null
 size=$(stat -c %s "$TMP/src.img")
-run 1 "$SWAPTOOL" --state "$G" --json preflight "$TMP/src.img" --target $((size - 1048576))
+run 4 "$SWAPTOOL" --state "$G" --json preflight "$TMP/src.img" --target $((size - 1048576))
 run 0 "$SWAPTOOL" --state "$G" --json plan "$TMP/src.img" --target $((size - 1048576))
 R=$TMP/root
 mkdir -p "$R/home/nv/.config/flare/orbit" "$R/etc" "$R/home/nv/.ssh"

@@ -55,8 +55,8 @@ jeq '[.checks[] | select(.id == "verdict")][0].summary | startswith("the report 
 jeq .verdict fail
 # a rejected swap re-labelled accepted
 write_records "$TMP/rej"
-jq '.verdict = "fail" | (.gates[] | select(.name == "rand64-p99_9")) |= (.status = "fail")
-    | .checks += [{"id":"rand64-p99_9","status":"fail","summary":"rand64: p99.9 10.5 ms > 2 ms"}]' \
+jq '.verdict = "fail" | (.gates[] | select(.name == "rand64-p99.9")) |= (.status = "fail")
+    | .checks += [{"id":"rand64-p99.9","status":"fail","summary":"rand64: p99.9 10.5 ms > 2 ms"}]' \
 	"$TMP/rej/accept.json" >"$TMP/a" && mv "$TMP/a" "$TMP/rej/accept.json"
 run 1 "$SWAPTOOL" --state "$TMP/rej" report --key "$TMP/key" --out "$TMP/ro" --identity t@x
 jq '.verdict = "accepted" | .why = "all passed"' "$TMP/ro/report.json" >"$TMP/l.json"

@@ -23,6 +23,8 @@ jeq '.plan.target.path' "$TGT"
 # A mounted source partition: the kernel's O_EXCL says busy; nothing written.
 [ -b "${SRC}p1" ] || skip "no partition nodes for $SRC"
 mkdir -p "$TMP/mnt"
+# a failed check must not leave the mount holding the loop device that cleanup_test detaches
+trap 'umount "$TMP/mnt" 2>/dev/null || true; cleanup_test' EXIT
 mount -o ro,noload "${SRC}p2" "$TMP/mnt" || skip "cannot mount ${SRC}p2"
 s0=$(digest "$SRC"); t0=$(digest "$TGT")
 run 3 "$SWAPTOOL" "${P[@]}" clone "$SRC" "$TGT" --yes --shrink-source --undo "$TMP/u1"

@@ -143,7 +143,8 @@ umount "$TMP/mnt"
 # open in another process, not mounted
 sleep 60 <"$MNT" &
 holder=$!
-sleep 0.2
+holds() { [ "$(readlink "/proc/$holder/fd/0" 2>/dev/null)" = "$MNT" ]; }
+wait_for 20 holds || fail "the holder ($holder) did not open $MNT"
 refused "in use" "$TMP/tgt.img"
 contains "open in process $holder"
 kill $holder 2>/dev/null || true

@@ -20,7 +20,7 @@ check() { jeq ".checks[] | select(.id == \"$1\") | .status" "$2"; }
 field() { jeq ".checks[] | select(.id == \"$1\") | .$2" "$3"; }
 
 # One LBA smaller: 131,071 LBAs (67,108,352 B), last LBA 131,070, last usable 131,037.
-run 1 pf "$TMP/src.img" --target 131071s
+run 4 pf "$TMP/src.img" --target 131071s
 jeq .delta_bytes -512
 jeq .target.last_lba 131070
 jeq .target.last_usable_lba 131037
@@ -76,11 +76,11 @@ ok "one LBA larger: raw clone possible, the backup header needs moving"
 # its last usable LBA at 100,034 - 1 - 1 - 32 = 100,000.
 truncate -s 64M "$TMP/mid.img"
 sgdisk -n1:2048:+4M -n2:0:100000 "$TMP/mid.img" >/dev/null
-run 1 pf "$TMP/mid.img" --target 100034s
+run 4 pf "$TMP/mid.img" --target 100034s
 jeq .target.last_usable_lba 100000
 check partition-fit pass
 check raw-clone fail
-run 1 pf "$TMP/mid.img" --target 100033s
+run 4 pf "$TMP/mid.img" --target 100033s
 jeq .target.last_usable_lba 99999
 check partition-fit fail
 jeq '.checks[] | select(.id == "partition-fit") | .partitions[0].number' 2
@@ -93,7 +93,7 @@ ok "a partition ending at the target's last usable LBA fits; one LBA more does n
 : "${MKDISK:?run through meson test (tests/run)}"
 "$MKDISK" scaled "$TMP/src4k.img" --lba-size 4096 >/dev/null
 pf4() { pf "$TMP/src4k.img" --lba-size 4096 --target-lba-size 4096 "$@"; }
-run 1 pf4 --target 1048575s
+run 4 pf4 --target 1048575s
 jeq .target.last_usable_lba 1048569
 jeq .paths.raw_clone.possible false
 check gpt-backup-header fail

@@ -46,14 +46,20 @@ static uint64_t allocated(const char *name)
  * file of unwritten extents, placed at 1 MiB of a 2x-sized sparse "disk". */
 static void make_source(unsigned bs, unsigned mib)
 {
-	CHECK(shf("rm -rf d fs.img src.img && mkdir -p d/home/nv/.config/flare/orbit && "
+	/* Every step must work: a failed step fails the test here, not later as a puzzling copy.
+	 * debugfs exits 0 even when its request fails, so what it made is read back. */
+	CHECK(shf("{ rm -rf d fs.img src.img && mkdir -p d/home/nv/.config/flare/orbit && "
 		  "head -c 3000000 /dev/urandom > d/a.bin && head -c 12345 /dev/urandom > d/home/nv/.config/flare/orbit/controller.key && "
 		  "mke2fs -q -F -t ext4 -b %u -d d fs.img %uM && "
 		  "debugfs -w -R 'write /dev/null big' fs.img && debugfs -w -R 'sif /big size 41943040' fs.img && "
 		  "debugfs -w -R 'fallocate /big 0 %u' fs.img && "
-		  "truncate -s %uM src.img && dd if=fs.img of=src.img bs=1M seek=1 conv=notrunc,sparse status=none"
-		  " ) >/dev/null 2>&1; (true",
+		  "truncate -s %uM src.img && dd if=fs.img of=src.img bs=1M seek=1 conv=notrunc,sparse status=none; "
+		  "} >setup.log 2>&1 || { cat setup.log >&2; exit 1; }",
 		  bs, mib, 41943040 / bs - 1, 2 * mib + 2) == 0);
+	CHECK(shf("[ \"$(debugfs -R 'cat /home/nv/.config/flare/orbit/controller.key' fs.img 2>/dev/null | wc -c)\" = 12345 ] && "
+		  "[ \"$(debugfs -R 'cat /a.bin' fs.img 2>/dev/null | wc -c)\" = 3000000 ] && "
+		  "debugfs -R 'stat /big' fs.img 2>/dev/null | grep -q 'Size: 41943040' && "
+		  "[ \"$(debugfs -R 'ex /big' fs.img 2>/dev/null | grep -c Uninit)\" -gt 0 ]") == 0);
 }
 
 static void check_target(unsigned mib, uint64_t off_mib)

@@ -56,6 +56,8 @@ static void check_dist(const char *name, uint64_t *v, size_t n)
 	free(h);
 }
 
+static void exact_ranks(void); /* at the end of the file */
+
 int main(void)
 {
 	const size_t n = 200000;
@@ -129,8 +131,87 @@ int main(void)
 	CHECK_U64(h->max_ns, 5000 + 999 * 100);
 	CHECK(llabs((long long)hist_quantile(h, 500000) - 54900) <= 275);
 
+	exact_ranks();
+
 	free(v);
 	free(h);
 	free(h2);
 	return tap_done();
+}
+
+/* ---- exact ranks: literal figures, no tolerance ----
+ * The tolerance above (0.5 %) is wider than a bucket, so a nearest rank off by one, or a quantile
+ * answered with the next bucket's bound, would pass it. Here each percentile's rank falls exactly
+ * on the edge of a group of equal samples, and the answer is a literal figure worked out by hand
+ * from the layout in hist.h: values below 512 ns have a bucket each (the value itself); from 2^k
+ * (k >= 9) on, buckets are 2^(k-8) wide and the answer is low + (width - 1) / 2, clamped to the
+ * exact [min, max]:
+ *   100 ns         its own bucket                          -> 100
+ *   131072 = 2^17  bucket [131072, 131583], width 512     -> 131327
+ *   1048576 = 2^20 bucket [1048576, 1052671], width 4096  -> 1050623
+ *   5000000        bucket [4997120, 5013503] (305 * 2^14)  -> midpoint 5005311, clamped to max 5000000
+ */
+struct rank_group {
+	uint64_t ns;
+	unsigned count;
+};
+
+static void fill_groups(struct hist *h, const struct rank_group *g, size_t ng)
+{
+	hist_init(h);
+	for (size_t i = 0; i < ng; i++)
+		for (unsigned k = 0; k < g[i].count; k++)
+			hist_add(h, g[i].ns);
+}
+
+static void exact_ranks(void)
+{
+	struct hist *h = malloc(sizeof(*h));
+
+	/* bucket bounds: the last value of one bucket and the first of the next */
+	CHECK_U64(hist_index(511), 511);
+	CHECK_U64(hist_index(512), 512);
+	CHECK_U64(hist_index(513), 512);  /* 512..1023: buckets 2 ns wide */
+	CHECK_U64(hist_index(131071), 2559); /* shift 8: 8 * 256 + 511 */
+	CHECK_U64(hist_index(131072), 2560); /* shift 9: 9 * 256 + 256 */
+	CHECK_U64(hist_bucket_low(2560), 131072);
+	CHECK_U64(hist_bucket_high(2560), 131583);
+	CHECK_U64(hist_bucket_high(2559), 131071);
+
+	/* N = 1000, each rank the LAST sample of its group: rank + 1 is the next group.
+	 * ranks: 1-500 100 ns, 501-990 2^17, 991-999 2^20, 1000 5 ms */
+	fill_groups(h, (const struct rank_group[]){ { 100, 500 }, { 131072, 490 }, { 1048576, 9 }, { 5000000, 1 } }, 4);
+	CHECK_U64(hist_quantile(h, 500000), 100);      /* rank 500 */
+	CHECK_U64(hist_quantile(h, 900000), 131327);   /* rank 900 */
+	CHECK_U64(hist_quantile(h, 990000), 131327);   /* rank 990 */
+	CHECK_U64(hist_quantile(h, 999000), 1050623);  /* rank 999 */
+	CHECK_U64(hist_quantile(h, 999900), 5000000);  /* rank ceil(999.9) = 1000 */
+	CHECK_U64(hist_quantile(h, 1000000), 5000000);
+	CHECK_U64(hist_quantile(h, 1), 100);           /* rank 1, never 0 */
+	CHECK_U64(hist_quantile_live(h, 500000), 100);
+	CHECK_U64(hist_quantile_live(h, 990000), 131327);
+	CHECK_U64(hist_quantile_live(h, 999000), 1050623);
+
+	/* N = 1000, each rank the FIRST sample of its group: rank - 1 is the previous group.
+	 * ranks: 1-499 100 ns, 500-989 2^17, 990-999 2^20, 1000 5 ms */
+	fill_groups(h, (const struct rank_group[]){ { 100, 499 }, { 131072, 490 }, { 1048576, 10 }, { 5000000, 1 } }, 4);
+	CHECK_U64(hist_quantile(h, 500000), 131327);   /* rank 500 */
+	CHECK_U64(hist_quantile(h, 990000), 1050623);  /* rank 990 */
+	CHECK_U64(hist_quantile(h, 999000), 1050623);  /* rank 999 */
+	CHECK_U64(hist_quantile(h, 999900), 5000000);
+
+	/* N = 999: nearest rank rounds UP (ceil(499.5) = 500), not down or to the nearest
+	 * ranks: 1-499 100 ns, 500-999 2^17 */
+	fill_groups(h, (const struct rank_group[]){ { 100, 499 }, { 131072, 500 } }, 2);
+	CHECK_U64(hist_quantile(h, 500000), 131072);   /* 131327 clamped to the exact max */
+	CHECK_U64(hist_quantile(h, 499000), 100);      /* ceil(498.501) = 499 */
+	fill_groups(h, (const struct rank_group[]){ { 100, 499 }, { 131072, 499 }, { 1048576, 1 } }, 3);
+	CHECK_U64(hist_quantile(h, 500000), 131327);   /* N = 999, rank 500 */
+	CHECK_U64(hist_quantile(h, 999000), 1048576);  /* rank ceil(998.001) = 999: 1050623 clamped to max */
+
+	/* a single sample on a bucket's first value: every percentile is the sample itself */
+	fill_groups(h, (const struct rank_group[]){ { 131072, 1 } }, 1);
+	CHECK_U64(hist_quantile(h, 500000), 131072);
+	CHECK_U64(hist_quantile(h, 999000), 131072);
+	free(h);
 }

@@ -244,6 +244,44 @@ int main(void)
 		unlink(shm);
 	}
 
+	/* the shard glob: the largest regular file matching, directories skipped, none is -ENOENT;
+	 * sizes set with ftruncate, written by no code under test */
+	{
+		char a[320], b[320], d[320], pat[320];
+		_cleanup_free_ char *got_path = NULL;
+		size_t n = 0;
+		int fd;
+
+		snprintf(a, sizeof(a), "%s/engram-a-weights.safetensors", dir);
+		snprintf(b, sizeof(b), "%s/engram-b-weights.safetensors", dir);
+		snprintf(d, sizeof(d), "%s/engram-dir-weights.safetensors", dir);
+		snprintf(pat, sizeof(pat), "%s/engram-*-weights.safetensors", dir);
+		CHECK(io_find_shard(pat, &got_path, &n) == -ENOENT);
+		CHECK(mkdir(d, 0700) == 0);
+		CHECK(io_find_shard(pat, &got_path, &n) == -ENOENT); /* a directory is no shard */
+		CHECK((fd = open(a, O_WRONLY | O_CREAT, 0600)) >= 0 && ftruncate(fd, 3 << 20) == 0);
+		close(fd);
+		CHECK((fd = open(b, O_WRONLY | O_CREAT, 0600)) >= 0 && ftruncate(fd, 5 << 20) == 0);
+		close(fd);
+		CHECK(io_find_shard(pat, &got_path, &n) == 0);
+		CHECK(got_path && streq(got_path, b));
+		CHECK_U64(n, 2);
+		unlink(a);
+		unlink(b);
+		rmdir(d);
+	}
+	/* the disk under '/': a /dev node that is a block device, or -ENOENT (overlay, tmpfs roots) */
+	{
+		_cleanup_free_ char *dev = NULL, *how = NULL, *dev2 = NULL, *how2 = NULL;
+		struct stat st;
+		int r = io_mount_disk("/", &dev, &how);
+
+		CHECK(r == 0 || r == -ENOENT);
+		if (r == 0)
+			CHECK(stat(dev, &st) == 0 && S_ISBLK(st.st_mode) && strstr(how, "'/' is mounted from"));
+		CHECK(io_mount_disk("/no/such/mount/point", &dev2, &how2) == -ENOENT && !dev2);
+	}
+
 	unlink(path);
 	unlink(sparse);
 	rmdir(dir);

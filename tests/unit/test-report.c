@@ -37,6 +37,25 @@ static void test_judge(void)
 	CHECK(judge("preflight", "{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS "]," PATHS "}", &why) == ST_PASS);
 	CHECK(why && startswith(why, "clone trap found"));
 	free(why);
+	/* preflight's own word for it, "trap": the same judgement, and the same word back */
+	CHECK(judge("preflight", "{\"verdict\":\"trap\",\"checks\":[" TRAP_CHECKS "]," PATHS "}", &why) == ST_PASS);
+	CHECK(why && startswith(why, "clone trap found, a path exists"));
+	free(why);
+	{
+		json_object *t = J("{\"verdict\":\"trap\",\"checks\":[" TRAP_CHECKS "]," PATHS "}");
+		json_object *n = J("{\"verdict\":\"trap\",\"checks\":[" TRAP_CHECKS "],\"paths\":{\"fs_clone\":{\"possible\":false}}}");
+
+		CHECK(report_preflight_trap(t));
+		CHECK_STR(report_step_word("preflight", t, ST_PASS), "trap");
+		CHECK_STR(report_step_word("clone", t, ST_PASS), "pass");
+		/* "trap" without a possible path is no trap: a record claiming it fails */
+		CHECK(!report_preflight_trap(n));
+		CHECK(judge("preflight", "{\"verdict\":\"trap\",\"checks\":[" TRAP_CHECKS "],\"paths\":{\"fs_clone\":{\"possible\":false}}}",
+			    &why) == ST_FAIL);
+		free(why);
+		json_object_put(t);
+		json_object_put(n);
+	}
 	/* ... plus a warning elsewhere: still done */
 	CHECK(judge("preflight", "{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS ",{\"id\":\"drive-class\",\"status\":\"warn\"}]," PATHS "}",
 		    &why) == ST_PASS);
@@ -238,8 +257,74 @@ static void test_canonical(void)
 	}
 }
 
+/* The new drive: accept's device, never preflight's --target-model; preflight's target health only
+ * when preflight read that same drive (same serial). */
+static void test_drives(void)
+{
+	static const char *pre_named = "{\"step\":\"preflight\",\"source\":{\"path\":\"/dev/nvme0\",\"model\":\"XG7000-2TB 2242\","
+		"\"serial\":\"KS1\",\"firmware\":\"GT0d9d63\",\"size_bytes\":2048408248320,\"lba_size\":512},"
+		"\"source_identity\":{\"nvme\":true,\"from\":\"dumps\",\"hmb_mb\":40,\"smart\":{\"power_on_hours\":96,\"media_errors\":0},"
+		"\"class\":{\"verdict\":\"avoid\",\"reason\":\"DRAM-less\"},\"error_log\":{\"entries\":3},"
+		"\"namespaces\":[{\"nsid\":1,\"size_bytes\":2048408248320,\"lba_size\":512,\"lba_format\":0,\"judged\":true}]},"
+		"\"target_identity\":{\"nvme\":false,\"model\":\"Corsair MP600 Mini 2TB\",\"class\":{\"verdict\":\"avoid\"}}}";
+	static const char *pre_read = "{\"step\":\"preflight\",\"target_identity\":{\"nvme\":true,\"serial\":\"NEW1\",\"model\":\"Samsung 990 PRO 2TB\","
+		"\"hmb_mb\":0,\"smart\":{\"power_on_hours\":5},\"class\":{\"verdict\":\"good\",\"reason\":\"DRAM\"}}}";
+	static const char *acc = "{\"step\":\"accept\",\"target\":{\"kind\":\"file\",\"lba_size\":4096},\"drive\":{\"disk\":\"nvme1n1\","
+		"\"controller\":\"nvme1\",\"model\":\"Samsung 990 PRO 2TB\",\"serial\":\"NEW1\",\"firmware\":\"4B2QJXD7\","
+		"\"size_bytes\":2000398934016}}";
+	char buf[1024];
+	json_object *rep, *d;
+
+	/* --target-model only: the new drive is what accept read, its health unknown */
+	snprintf(buf, sizeof(buf), "{\"steps\":{\"preflight\":%s,\"accept\":%s}}", pre_named, acc);
+	rep = J(buf);
+	report_add_drives(rep, NULL);
+	d = jget(jget(rep, "drives"), "new");
+	CHECK_STR(jget_str(d, "model"), "Samsung 990 PRO 2TB");
+	CHECK_STR(jget_str(d, "serial"), "NEW1");
+	CHECK_STR(jget_str(d, "controller"), "nvme1");
+	CHECK(jget_u64(d, "namespace_bytes") == 2000398934016ULL);
+	CHECK(jget(d, "power_on_hours") == NULL && jget(d, "hmb_mb") == NULL && jget(d, "class") == NULL);
+	CHECK(jget(d, "lba_size") == NULL); /* a file's 4096 is not the device's LBA size */
+	d = jget(jget(rep, "drives"), "old");
+	CHECK_STR(jget_str(d, "model"), "XG7000-2TB 2242");
+	CHECK(jget_u64(d, "hmb_mb") == 40 && jget_u64(d, "power_on_hours") == 96 && jget_u64(d, "error_log_entries") == 3);
+	CHECK_STR(jget_str(d, "class"), "avoid");
+	CHECK(jget(d, "lba_format") && jget_u64(d, "lba_format") == 0);
+	json_object_put(rep);
+
+	/* preflight read the same drive (serial NEW1): its health counts */
+	snprintf(buf, sizeof(buf), "{\"steps\":{\"preflight\":%s,\"accept\":%s}}", pre_read, acc);
+	rep = J(buf);
+	report_add_drives(rep, NULL);
+	d = jget(jget(rep, "drives"), "new");
+	CHECK(jget_u64(d, "power_on_hours") == 5);
+	CHECK_STR(jget_str(d, "class"), "good");
+	CHECK(jget(d, "hmb_mb") && jget_u64(d, "hmb_mb") == 0);
+	json_object_put(rep);
+
+	/* ... another drive (serial differs): not this one's health */
+	snprintf(buf, sizeof(buf), "{\"steps\":{\"preflight\":%s,\"accept\":%s}}", pre_read, acc);
+	*strstr(buf, "NEW1") = 'X';
+	rep = J(buf);
+	report_add_drives(rep, NULL);
+	d = jget(jget(rep, "drives"), "new");
+	CHECK(jget(d, "power_on_hours") == NULL && jget(d, "class") == NULL);
+	CHECK_STR(jget_str(d, "serial"), "NEW1");
+	json_object_put(rep);
+
+	/* no accept: nothing measured the new drive */
+	snprintf(buf, sizeof(buf), "{\"steps\":{\"preflight\":%s}}", pre_named);
+	rep = J(buf);
+	report_add_drives(rep, NULL);
+	d = jget(jget(rep, "drives"), "new");
+	CHECK(jget(d, "model") == NULL && jget(d, "from") == NULL);
+	json_object_put(rep);
+}
+
 int main(void)
 {
+	test_drives();
 	test_judge();
 	test_engine();
 	test_verdict();

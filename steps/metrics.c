@@ -1,0 +1,431 @@
+/* SPDX-License-Identifier: MIT */
+/* metrics: step records and reports as node_exporter textfile metrics (the Prometheus text exposition
+ * format), so a fleet's drive classes, clone-trap deltas, health and acceptance figures can be watched
+ * and alerted on where the operators already look. */
+#include "steps.h"
+#include "nodes.h"
+#include "report.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <time.h>
+
+/* One metric family: its samples are kept together, as the format requires, in the order below. */
+struct family {
+	const char *name, *type, *help;
+	char *buf;
+	size_t len;
+	FILE *f;
+	unsigned samples;
+};
+
+enum {
+	F_RECORD_FINISHED,
+	F_PF_VERDICT,
+	F_PF_DELTA,
+	F_PF_SOURCE_BYTES,
+	F_PF_TARGET_BYTES,
+	F_PF_PATH_POSSIBLE,
+	F_PF_PATH_RECOMMENDED,
+	F_CLASS_INFO,
+	F_CLASS_HMB,
+	F_HMB,
+	F_HMB_MIN,
+	F_SMART_CRIT,
+	F_SMART_TEMP,
+	F_SMART_SPARE,
+	F_SMART_SPARE_TH,
+	F_SMART_USED,
+	F_SMART_READ,
+	F_SMART_WRITTEN,
+	F_SMART_POH,
+	F_SMART_CYCLES,
+	F_SMART_UNSAFE,
+	F_SMART_MEDIA,
+	F_SMART_ERRLOG,
+	F_ACC_VERDICT,
+	F_ACC_WS,
+	F_ACC_IOPS,
+	F_ACC_BPS,
+	F_ACC_LAT,
+	F_ACC_LAT_MAX,
+	F_ACC_GATE,
+	F_ACC_ENGINE,
+	F_REP_VERDICT,
+	F_REP_SIGNED,
+	F_COUNT,
+};
+
+static const struct family family_defs[F_COUNT] = {
+	[F_RECORD_FINISHED] = { "swaptool_record_finished_timestamp_seconds", "gauge", "When the step's record was finished (Unix time)." },
+	[F_PF_VERDICT] = { "swaptool_preflight_verdict", "gauge", "Verdict of preflight: 1 for the record's verdict, 0 for the others." },
+	[F_PF_DELTA] = { "swaptool_preflight_delta_bytes", "gauge", "Target size minus source size; negative when the target is smaller (the clone trap)." },
+	[F_PF_SOURCE_BYTES] = { "swaptool_preflight_source_bytes", "gauge", "Size of the source drive." },
+	[F_PF_TARGET_BYTES] = { "swaptool_preflight_target_bytes", "gauge", "Size of the target." },
+	[F_PF_PATH_POSSIBLE] = { "swaptool_preflight_path_possible", "gauge", "Whether a migration path is possible (raw_clone, fs_clone, fresh_install)." },
+	[F_PF_PATH_RECOMMENDED] = { "swaptool_preflight_path_recommended", "gauge", "The migration path preflight recommends (1)." },
+	[F_CLASS_INFO] = { "swaptool_drive_class_info", "gauge", "The drive's class in the drive catalogue (role source or target; verdict avoid, measure, suited, reference or unknown)." },
+	[F_CLASS_HMB] = { "swaptool_drive_class_hmb_bytes", "gauge", "Host memory buffer of the drive's class in the catalogue (0: the class has DRAM)." },
+	[F_HMB] = { "swaptool_drive_hmb_bytes", "gauge", "Preferred host memory buffer the drive reports (id-ctrl HMPRE)." },
+	[F_HMB_MIN] = { "swaptool_drive_hmb_min_bytes", "gauge", "Minimum host memory buffer the drive reports (id-ctrl HMMIN)." },
+	[F_SMART_CRIT] = { "swaptool_smart_critical_warning", "gauge", "SMART critical warning bits (0: none)." },
+	[F_SMART_TEMP] = { "swaptool_smart_temperature_celsius", "gauge", "SMART composite temperature." },
+	[F_SMART_SPARE] = { "swaptool_smart_available_spare_ratio", "gauge", "SMART available spare (1 = 100 %)." },
+	[F_SMART_SPARE_TH] = { "swaptool_smart_available_spare_threshold_ratio", "gauge", "SMART available spare threshold (1 = 100 %)." },
+	[F_SMART_USED] = { "swaptool_smart_percentage_used_ratio", "gauge", "SMART endurance used (1 = 100 %, may exceed 1)." },
+	[F_SMART_READ] = { "swaptool_smart_data_read_bytes", "gauge", "SMART data units read, in bytes." },
+	[F_SMART_WRITTEN] = { "swaptool_smart_data_written_bytes", "gauge", "SMART data units written, in bytes." },
+	[F_SMART_POH] = { "swaptool_smart_power_on_seconds", "gauge", "SMART power-on time." },
+	[F_SMART_CYCLES] = { "swaptool_smart_power_cycles", "gauge", "SMART power cycles." },
+	[F_SMART_UNSAFE] = { "swaptool_smart_unsafe_shutdowns", "gauge", "SMART unsafe shutdowns." },
+	[F_SMART_MEDIA] = { "swaptool_smart_media_errors", "gauge", "SMART media and data integrity errors." },
+	[F_SMART_ERRLOG] = { "swaptool_smart_error_log_entries", "gauge", "SMART number of error information log entries." },
+	[F_ACC_VERDICT] = { "swaptool_accept_verdict", "gauge", "Verdict of accept: 1 for the record's verdict, 0 for the others." },
+	[F_ACC_WS] = { "swaptool_accept_working_set_bytes", "gauge", "Working set of accept's random reads." },
+	[F_ACC_IOPS] = { "swaptool_accept_iops", "gauge", "Reads per second of an accept run." },
+	[F_ACC_BPS] = { "swaptool_accept_read_bytes_per_second", "gauge", "Bytes read per second of an accept run." },
+	[F_ACC_LAT] = { "swaptool_accept_read_latency_seconds", "summary", "Read latency percentiles of an accept run." },
+	[F_ACC_LAT_MAX] = { "swaptool_accept_read_latency_max_seconds", "gauge", "Slowest read of an accept run." },
+	[F_ACC_GATE] = { "swaptool_accept_gate_passed", "gauge", "Whether an accept gate passed (1) or failed (0)." },
+	[F_ACC_ENGINE] = { "swaptool_accept_engine_gates_run", "gauge", "Whether accept ran the engine gates." },
+	[F_REP_VERDICT] = { "swaptool_report_verdict", "gauge", "Verdict of the signed report: 1 for its verdict, 0 for the others." },
+	[F_REP_SIGNED] = { "swaptool_report_signed", "gauge", "Whether the report is signed." },
+};
+
+/* The labels every sample carries: which node and which drive. */
+struct ids {
+	const char *host, *device, *serial, *model;
+};
+
+/* A label value per the exposition format: backslash, double quote and newline escaped. Bytes that
+ * are not UTF-8 (records are hostile input) become '?', which the format then accepts. */
+static void put_label(FILE *f, const char *k, const char *v)
+{
+	fprintf(f, "%s=\"", k);
+	for (const unsigned char *p = (const unsigned char *)(v ?: ""); *p; p++) {
+		char one[5] = { 0 };
+		unsigned n = *p < 0x80 ? 1 : (*p & 0xe0) == 0xc0 ? 2 : (*p & 0xf0) == 0xe0 ? 3 : (*p & 0xf8) == 0xf0 ? 4 : 0;
+
+		if (*p == '\\')
+			fputs("\\\\", f);
+		else if (*p == '"')
+			fputs("\\\"", f);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (n == 1)
+			fputc(*p, f);
+		else if (n > 1 && strnlen((const char *)p, n) == n) {
+			memcpy(one, p, n);
+			if (utf8_valid(one)) {
+				fputs(one, f);
+				p += n - 1;
+			} else
+				fputc('?', f);
+		} else
+			fputc('?', f);
+	}
+	fputc('"', f);
+}
+
+static void put_value(FILE *f, double v)
+{
+	if (isnan(v))
+		fputs("NaN", f);
+	else if (isinf(v))
+		fputs(v > 0 ? "+Inf" : "-Inf", f);
+	else
+		fprintf(f, "%.15g", v);
+}
+
+/* One sample: `name{host,device,serial,model[,k=v]...} value`; extra labels are NULL-terminated
+ * key/value pairs. `suffix` names a summary's _sum or _count. */
+static void sample(struct family *fams, int fam, const char *suffix, const struct ids *id, double v, ...)
+{
+	struct family *F = &fams[fam];
+	va_list ap;
+	const char *k;
+
+	if (!F->f) {
+		F->f = open_memstream(&F->buf, &F->len);
+		if (!F->f)
+			abort();
+	}
+	fprintf(F->f, "%s%s{", F->name, suffix ?: "");
+	put_label(F->f, "host", id->host);
+	fputc(',', F->f);
+	put_label(F->f, "device", id->device);
+	fputc(',', F->f);
+	put_label(F->f, "serial", id->serial);
+	fputc(',', F->f);
+	put_label(F->f, "model", id->model);
+	va_start(ap, v);
+	while ((k = va_arg(ap, const char *))) {
+		fputc(',', F->f);
+		put_label(F->f, k, va_arg(ap, const char *));
+	}
+	va_end(ap);
+	fputs("} ", F->f);
+	put_value(F->f, v);
+	fputc('\n', F->f);
+	F->samples++;
+}
+
+/* A number from the record, scaled, when it is one. */
+static void sample_num(struct family *fams, int fam, const struct ids *id, json_object *o, const char *key, double scale)
+{
+	double v;
+
+	if (jnum(o, key, &v))
+		sample(fams, fam, NULL, id, v * scale, NULL);
+}
+
+/* A state set: 1 for the value the record holds, 0 for the other known ones; nothing when the record
+ * holds none of them (an unknown verdict is not guessed). */
+static void stateset(struct family *fams, int fam, const struct ids *id, const char *label, const char *value,
+		     const char *const *states)
+{
+	bool known = false;
+
+	for (size_t i = 0; states[i]; i++)
+		known = known || streq(states[i], value);
+	if (!known)
+		return;
+	for (size_t i = 0; states[i]; i++)
+		sample(fams, fam, NULL, id, streq(states[i], value), label, states[i], NULL);
+}
+
+static void finished(struct family *fams, const struct ids *id, json_object *rec, const char *step)
+{
+	const char *t = jget_str(rec, "finished");
+	struct tm tm = { 0 };
+	const char *end = t ? strptime(t, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+
+	if (end && !*end)
+		sample(fams, F_RECORD_FINISHED, NULL, id, (double)timegm(&tm), "step", step, NULL);
+}
+
+static const char *const verdicts[] = { "pass", "warn", "trap", "fail", NULL }; /* trap: preflight only */
+
+static void drive(struct family *fams, const struct ids *id, const char *role, json_object *cls, json_object *ident)
+{
+	json_object *smart = jget_object(ident, "smart");
+	double v;
+
+	if (cls) {
+		const char *verdict = jget_str(cls, "verdict");
+		sample(fams, F_CLASS_INFO, NULL, id, 1, "role", role, "class", jget_str(cls, "name") ?: "",
+		       "verdict", verdict ?: "unknown", NULL);
+		if (jnum(cls, "hmb_mb", &v))
+			sample(fams, F_CLASS_HMB, NULL, id, v * 1048576, "role", role, NULL);
+	}
+	if (jnum(ident, "hmb_bytes", &v))
+		sample(fams, F_HMB, NULL, id, v, "role", role, NULL);
+	if (jnum(ident, "hmb_min_bytes", &v))
+		sample(fams, F_HMB_MIN, NULL, id, v, "role", role, NULL);
+	if (!smart)
+		return;
+	{
+		/* SMART samples carry the role too: the same node may report both drives */
+		static const struct { int fam; const char *key; double scale; } m[] = {
+			{ F_SMART_CRIT, "critical_warning", 1 },
+			{ F_SMART_TEMP, "temperature_c", 1 },
+			{ F_SMART_SPARE, "avail_spare", 0.01 },
+			{ F_SMART_SPARE_TH, "spare_thresh", 0.01 },
+			{ F_SMART_USED, "percent_used", 0.01 },
+			{ F_SMART_READ, "data_read_bytes", 1 },
+			{ F_SMART_WRITTEN, "data_written_bytes", 1 },
+			{ F_SMART_POH, "power_on_hours", 3600 },
+			{ F_SMART_CYCLES, "power_cycles", 1 },
+			{ F_SMART_UNSAFE, "unsafe_shutdowns", 1 },
+			{ F_SMART_MEDIA, "media_errors", 1 },
+			{ F_SMART_ERRLOG, "num_err_log_entries", 1 },
+		};
+		for (size_t i = 0; i < ARRAY_SIZE(m); i++)
+			if (jnum(smart, m[i].key, &v))
+				sample(fams, m[i].fam, NULL, id, v * m[i].scale, "role", role, NULL);
+	}
+}
+
+static void preflight(struct family *fams, const char *host, json_object *pf)
+{
+	json_object *src = jget_object(pf, "source"), *tgt = jget_object(pf, "target"), *paths = jget_object(pf, "paths");
+	json_object *sid = jget_object(pf, "source_identity"), *tid = jget_object(pf, "target_identity");
+	struct ids s = { host, jget_str(src, "path"), jget_str(src, "serial") ?: jget_str(sid, "serial"),
+			 jget_str(src, "model") ?: jget_str(sid, "model") };
+	struct ids t = { host, jget_str(tgt, "path"), jget_str(tid, "serial"), jget_str(tid, "model") };
+	static const char *const path_names[] = { "raw_clone", "fs_clone", "fresh_install" };
+
+	finished(fams, &s, pf, "preflight");
+	stateset(fams, F_PF_VERDICT, &s, "verdict", jget_str(pf, "verdict"), verdicts);
+	sample_num(fams, F_PF_DELTA, &s, pf, "delta_bytes", 1);
+	sample_num(fams, F_PF_SOURCE_BYTES, &s, src, "size_bytes", 1);
+	sample_num(fams, F_PF_TARGET_BYTES, &s, tgt, "size_bytes", 1);
+	for (size_t i = 0; i < ARRAY_SIZE(path_names); i++) {
+		json_object *p = jget_object(paths, path_names[i]), *possible = jget(p, "possible");
+		if (possible && json_object_is_type(possible, json_type_boolean))
+			sample(fams, F_PF_PATH_POSSIBLE, NULL, &s, json_object_get_boolean(possible), "path", path_names[i], NULL);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(path_names); i++)
+		if (streq(jget_str(paths, "recommended"), path_names[i]))
+			sample(fams, F_PF_PATH_RECOMMENDED, NULL, &s, 1, "path", path_names[i], NULL);
+	drive(fams, &s, "source", node_drive_class(pf, "source"), sid);
+	if (node_drive_class(pf, "target") || tid)
+		drive(fams, &t, "target", node_drive_class(pf, "target"), tid);
+}
+
+static void accept_ids(const char *host, json_object *acc, struct ids *id)
+{
+	json_object *d = jget_object(acc, "drive"), *t = jget_object(acc, "target");
+
+	*id = (struct ids){ host, jget_str(d, "disk") ?: jget_str(t, "device") ?: jget_str(t, "path"),
+			    jget_str(d, "serial"), jget_str(d, "model") };
+}
+
+static void accept(struct family *fams, const char *host, json_object *acc)
+{
+	json_object *runs = jget_array(acc, "runs"), *gates = jget_array(acc, "gates"), *eg = jget(acc, "engine_gates_run");
+	static const struct { const char *key, *q; } pct[] = {
+		{ "p50", "0.5" }, { "p90", "0.9" }, { "p99", "0.99" }, { "p99_9", "0.999" },
+	};
+	struct ids id;
+
+	accept_ids(host, acc, &id);
+	finished(fams, &id, acc, "accept");
+	stateset(fams, F_ACC_VERDICT, &id, "verdict", jget_str(acc, "verdict"), verdicts);
+	sample_num(fams, F_ACC_WS, &id, jget_object(acc, "target"), "working_set_bytes", 1);
+	for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
+		json_object *r = json_object_array_get_idx(runs, i), *lat = jget_object(r, "lat_us");
+		const char *name = jget_str(r, "name"), *mode = jget_str(r, "mode") ?: "";
+		char inflight[24] = "";
+		int64_t n;
+		double v, mean;
+
+		if (!name)
+			continue;
+		if (jint(r, "inflight", &n))
+			snprintf(inflight, sizeof(inflight), "%" PRId64, n);
+		if (jnum(r, "iops", &v))
+			sample(fams, F_ACC_IOPS, NULL, &id, v, "run", name, "mode", mode, "inflight", inflight, NULL);
+		if (jnum(r, "mb_s", &v))
+			sample(fams, F_ACC_BPS, NULL, &id, v * 1e6, "run", name, "mode", mode, "inflight", inflight, NULL);
+		for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
+			if (jnum(lat, pct[k].key, &v))
+				sample(fams, F_ACC_LAT, NULL, &id, v / 1e6, "run", name, "quantile", pct[k].q, NULL);
+		if (jint(r, "ios", &n) && n >= 0) {
+			if (jnum(lat, "mean", &mean))
+				sample(fams, F_ACC_LAT, "_sum", &id, mean * (double)n / 1e6, "run", name, NULL);
+			sample(fams, F_ACC_LAT, "_count", &id, (double)n, "run", name, NULL);
+		}
+		if (jnum(lat, "max", &v))
+			sample(fams, F_ACC_LAT_MAX, NULL, &id, v / 1e6, "run", name, NULL);
+	}
+	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
+		json_object *g = json_object_array_get_idx(gates, i);
+		const char *name = jget_str(g, "name"), *st = jget_str(g, "status");
+
+		if (name && (streq(st, "pass") || streq(st, "fail")))
+			sample(fams, F_ACC_GATE, NULL, &id, streq(st, "pass"), "gate", name, NULL);
+	}
+	if (eg && json_object_is_type(eg, json_type_boolean))
+		sample(fams, F_ACC_ENGINE, NULL, &id, json_object_get_boolean(eg), NULL);
+}
+
+static void report(struct family *fams, const struct node *n)
+{
+	static const char *const rv[] = { "accepted", "rejected", "incomplete", NULL };
+	struct ids id = { n->host, NULL, NULL, NULL };
+
+	if (!n->report_verdict)
+		return;
+	if (n->accept)
+		accept_ids(n->host, n->accept, &id);
+	stateset(fams, F_REP_VERDICT, &id, "verdict", n->report_verdict, rv);
+	sample(fams, F_REP_SIGNED, NULL, &id, n->report_signed, NULL);
+}
+
+int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
+		{ 0 },
+	};
+	struct family fams[F_COUNT];
+	struct node_set set = { 0 };
+	const char *out = NULL;
+	_cleanup_free_ char *text = NULL;
+	size_t text_len = 0;
+	unsigned samples = 0;
+	FILE *f;
+	int c, r = 0;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'o' && *optarg)
+			out = optarg;
+		else
+			return step_bad_option(ctx, argc, argv);
+	}
+	if (optind >= argc)
+		return ctx_error(ctx, EXIT_USAGE, "metrics takes one or more records or reports (STATE/preflight.json, "
+						  "STATE/accept.json, report.json); see 'swaptool help metrics'");
+	for (int i = optind; i < argc; i++) {
+		r = nodes_add_file(ctx, &set, argv[i]);
+		if (r) {
+			nodes_free(&set);
+			return r;
+		}
+	}
+
+	memcpy(fams, family_defs, sizeof(fams));
+	for (size_t i = 0; i < set.nnodes; i++) {
+		const struct node *n = &set.nodes[i];
+		if (n->preflight)
+			preflight(fams, n->host, n->preflight);
+		if (n->accept)
+			accept(fams, n->host, n->accept);
+		report(fams, n);
+	}
+	f = open_memstream(&text, &text_len);
+	if (!f)
+		abort();
+	for (int i = 0; i < F_COUNT; i++) {
+		if (!fams[i].f)
+			continue;
+		fclose(fams[i].f);
+		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n%s", fams[i].name, fams[i].help, fams[i].name, fams[i].type,
+			fams[i].buf);
+		samples += fams[i].samples;
+		free(fams[i].buf);
+	}
+	fclose(f);
+
+	if (out) {
+		/* 0644: node_exporter's textfile collector reads it as another user; atomic, so it never
+		 * scrapes half a file */
+		r = write_file_atomic(out, text, text_len, 0644);
+		if (r < 0) {
+			nodes_free(&set);
+			return ctx_error(ctx, EXIT_FAILED, "cannot write '%s': %s; pass --out in a writable directory", out,
+					 strerror(-r));
+		}
+	}
+	json_object_object_add(rec->root, "inputs", json_object_get(set.inputs));
+	jset_u64(rec->root, "nodes", set.nnodes);
+	jset_u64(rec->root, "samples", samples);
+	jset_str(rec->root, "out", out);
+	jset_str(rec->root, "text", text);
+	record_check(rec, "metrics", ST_PASS, "%u samples for %zu node%s%s%s", samples, set.nnodes,
+		     set.nnodes == 1 ? "" : "s", out ? " written to " : "", out ?: "");
+	nodes_free(&set);
+	record_finish(rec);
+	return record_exit_code(rec);
+}
+
+void step_metrics_render(const struct ctx *ctx, json_object *record)
+{
+	if (jget_str(record, "out"))
+		out_line(ctx, "wrote %" PRIu64 " samples for %" PRIu64 " nodes to %s", jget_u64(record, "samples"),
+			 jget_u64(record, "nodes"), jget_str(record, "out"));
+	else
+		fputs(jget_str(record, "text") ?: "", stdout);
+}

@@ -1,0 +1,277 @@
+# SPDX-License-Identifier: MIT
+# The VM bench's host side: kernel, guest root, accelerator, drives, one boot. Sourced by tests/vm/run.
+#
+# Everything is cached under $VMDIR (BUILDDIR/vm): the kernel extracted from Debian's
+# linux-image-cloud-amd64 (NVMe, ext4, io_uring and PCIe hotplug built in, so the guest needs no
+# modules), the guest root as an uncompressed initramfs keyed by a hash of its inputs, and the
+# accelerator found to work. Nothing is installed on the host.
+
+# Commands the guest runs: the scenarios' shell, the independent checkers, and what swaptool execs.
+VM_TOOLS=(
+	bash sh cat cp mv rm mkdir rmdir ls ln head tail sha256sum stat truncate dd sync sleep wc tr cut
+	sort uniq date env id printf echo seq tee chmod chown touch basename dirname readlink realpath
+	mktemp timeout kill true false test expr du df find xargs grep sed awk cmp od bc nproc uname
+	jq tar gzip mkfs.vfat mke2fs mkfs.ext4 e2fsck e2undo fsck fsck.ext4 resize2fs tune2fs dumpe2fs debugfs
+	sgdisk sfdisk blkid partx losetup lsblk findmnt blockdev wipefs mount umount stty
+	nvme fio ssh-keygen
+)
+# Plain files the tools read: mke2fs's defaults. (/etc/passwd and /etc/group are written: root,
+# and nv, the node's user, for SUDO_USER and owners by name.)
+VM_FILES=(/etc/mke2fs.conf)
+. "$VMSRC/drives.sh"
+
+vm_skip() { echo "SKIP: $*" >&2; exit 77; }
+vm_fail() { echo "FAIL: $*" >&2; exit 1; }
+vm_say() { echo "vm: $*" >&2; }
+
+# vm_kernel: $VM_KERNEL, else the cloud kernel from the Debian archive, extracted once.
+vm_kernel() {
+	if [ -n "${VM_KERNEL:-}" ]; then
+		[ -r "$VM_KERNEL" ] || vm_skip "VM_KERNEL='$VM_KERNEL' is not readable"
+		KERNEL=$VM_KERNEL
+		return
+	fi
+	KERNEL=$VMDIR/vmlinuz
+	[ -s "$KERNEL" ] && return
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+		vm_skip "no apt-get/dpkg-deb to fetch linux-image-cloud-amd64; set VM_KERNEL to a kernel with NVMe built in"
+	local d dep
+	d=$(mktemp -d "$VMDIR/kernel.XXXXXX")
+	# apt-get download as root warns that _apt cannot write here; the download is still checked.
+	chmod 755 "$d"
+	if ! (cd "$d" && apt-get download -q linux-image-cloud-amd64 >/dev/null 2>&1); then
+		rm -rf "$d"
+		vm_skip "apt-get download linux-image-cloud-amd64 failed (no network or no apt lists: apt-get update); or set VM_KERNEL"
+	fi
+	# The metapackage depends on exactly one versioned image package: that holds the kernel.
+	dep=$(dpkg-deb -f "$d"/linux-image-cloud-amd64_*.deb Depends | sed 's/ .*//; s/,.*//')
+	if ! (cd "$d" && apt-get download -q "$dep" >/dev/null 2>&1); then
+		rm -rf "$d"
+		vm_skip "apt-get download $dep failed"
+	fi
+	dpkg-deb -x "$d/${dep}"_*.deb "$d/x" || { rm -rf "$d"; vm_fail "dpkg-deb -x $dep failed"; }
+	cp "$d"/x/boot/vmlinuz-* "$KERNEL.tmp" && mv "$KERNEL.tmp" "$KERNEL"
+	echo "$dep" >"$VMDIR/kernel-package"
+	rm -rf "$d"
+	vm_say "kernel: $dep"
+}
+
+# vm_guest_inputs: every file the guest root is built from, one path a line (commands, their
+# shared libraries as ldd names them, the dynamic loader, swaptool's libraries, plain files).
+vm_guest_inputs() {
+	local c p
+	for c in "${VM_TOOLS[@]}"; do
+		p=$(type -P "$c") || { echo "missing: $c" >&2; return 1; }
+		echo "$p"
+	done
+	for f in "${VM_FILES[@]}"; do [ -r "$f" ] && echo "$f"; done
+	for c in "${VM_TOOLS[@]}"; do type -P "$c"; done | sort -u | xargs ldd 2>/dev/null |
+		awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }'
+	ldd "$SWAPTOOL" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }'
+}
+
+# vm_guest: the guest root as a newc cpio in $GUEST, rebuilt when any input file changes (the
+# key hashes each input's path, size, mtime and inode, and tests/vm/init's content). swaptool
+# itself travels in each boot's own small archive, so rebuilding swaptool does not rebuild this.
+vm_guest() {
+	command -v cpio >/dev/null || vm_skip "no cpio to build the guest root (apt-get install cpio)"
+	local inputs key root f
+	inputs=$(vm_guest_inputs | sort -u) || vm_skip "a tool the guest needs is missing here (scripts/install-deps)"
+	key=$( { xargs stat -L -c '%n %s %Y %i' <<<"$inputs"; cat "$VMSRC/init"; } | sha256sum | cut -c1-16)
+	GUEST=$VMDIR/guest-$key.cpio
+	[ -s "$GUEST" ] && return
+	local t0=$SECONDS
+	root=$(mktemp -d "$VMDIR/root.XXXXXX")
+	# Debian's merged /usr: /bin, /sbin, /lib and /lib64 are links into /usr, as on the host.
+	mkdir -p "$root"/usr/{bin,sbin,lib,lib64} "$root"/{etc,proc,sys,dev,tmp,run,out,root,vm}
+	ln -s usr/bin "$root/bin"; ln -s usr/sbin "$root/sbin"
+	ln -s usr/lib "$root/lib"; ln -s usr/lib64 "$root/lib64"
+	while read -r f; do
+		case $f in /bin/*|/sbin/*|/lib/*|/lib64/*) f=/usr$f ;; esac
+		mkdir -p "$root${f%/*}"
+		cp -L "$f" "$root$f"
+	done <<<"$inputs"
+	printf 'root:x:0:0:root:/root:/bin/bash\nnv:x:1000:1000:nv:/home/nv:/bin/bash\n' >"$root/etc/passwd"
+	printf 'root:x:0:\nnv:x:1000:\n' >"$root/etc/group"
+	: >"$root/etc/fstab"
+	install -m 755 "$VMSRC/init" "$root/init"
+	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet >"$GUEST.tmp") ||
+		{ rm -rf "$root" "$GUEST.tmp"; vm_fail "cpio of the guest root failed"; }
+	rm -rf "$root"
+	find "$VMDIR" -maxdepth 1 -name 'guest-*.cpio' ! -name "${GUEST##*/}" -delete
+	mv "$GUEST.tmp" "$GUEST"
+	vm_say "guest root built in $((SECONDS - t0)) s: $(du -m "$GUEST" | cut -f1) MiB, key $key"
+}
+
+# vm_drive FILE SERIAL [PROPS]: an NVMe controller for the next boot, over FILE (raw), behind its
+# own PCIe root port (so QMP device_del can unplug it); PROPS are more -device nvme properties.
+# Controllers are numbered in this order in the guest (nvme0, nvme1, ...), the results drive last.
+VM_DRIVES=()
+VM_INPUTS=()
+vm_drive() { VM_DRIVES+=("$1|$2|${3:-}"); }
+# vm_input PATH...: files copied into the next boot's /vm/in.
+vm_input() { VM_INPUTS+=("$@"); }
+
+# vm_boot FUNC: boot the guest with the drives given so far and a 64 MiB results drive, run FUNC
+# from the scenario file in it, wait (at most VM_TIMEOUT s) and unpack what it sent back into
+# $VMOUT (BUILDDIR/vm/results/SCENARIO/FUNC, kept for a look afterwards and for the report
+# scenario). Sets VM_RC to FUNC's exit status. Returns 1, after showing the console's end, when
+# no results came back. With VM_BG=1 it returns at once with QEMU running (VM_PID) and QMP on
+# $VMRUN/qmp.{in,out}: vm_qmp talks to it, vm_wait finishes the boot.
+vm_boot() {
+	local func=$1 i=0 d file serial props
+	VMOUT=$VMDIR/results/${VM_NAME:-probe}/$func
+	rm -rf "$VMOUT" "$VMRUN/extra"
+	mkdir -p "$VMOUT" "$VMRUN/extra/vm/in"
+	install -m 755 "$SWAPTOOL" "$VMRUN/extra/usr/local/bin/swaptool" -D
+	cp "$VMSRC/guest.sh" "$VMSRC/drives.sh" "$VMRUN/extra/vm/"
+	cp "$SCENARIO" "$VMRUN/extra/vm/scenario.sh"
+	[ ${#VM_INPUTS[@]} -eq 0 ] || cp -r "${VM_INPUTS[@]}" "$VMRUN/extra/vm/in/"
+	(cd "$VMRUN/extra" && find . -mindepth 1 | cpio -o -H newc --quiet >"$VMRUN/extra.cpio") || vm_fail "cpio failed"
+	# The kernel unpacks concatenated cpio archives one after the other into its root.
+	cat "$GUEST" "$VMRUN/extra.cpio" >"$VMRUN/initrd"
+	rm -f "$VMRUN/results.img"
+	truncate -s 64M "$VMRUN/results.img"
+	VM_DRIVES+=("$VMRUN/results.img|$RESULTS_SERIAL|")
+	local args=(-machine q35 -smp 1 -m "${VM_MEM:-1536}" -nodefaults -display none -no-reboot
+		-serial "file:$VMOUT/console.log" -kernel "$KERNEL" -initrd "$VMRUN/initrd"
+		-append "console=ttyS0 panic=-1 loglevel=4 vm.run=$func vm.nvme=${#VM_DRIVES[@]}${VM_APPEND:+ $VM_APPEND}")
+	if [ "$ACCEL" = kvm ]; then args+=(-accel kvm -cpu host); else args+=(-accel tcg -cpu max); fi
+	for d in "${VM_DRIVES[@]}"; do
+		IFS='|' read -r file serial props <<<"$d"
+		i=$((i + 1))
+		args+=(-device "pcie-root-port,id=rp$i,chassis=$i,slot=$i"
+			-drive "file=$file,if=none,id=drive$i,format=raw"
+			-device "nvme,id=nvme$((i - 1)),bus=rp$i,serial=$serial,drive=drive$i${props:+,$props}")
+	done
+	VM_DRIVES=()
+	VM_INPUTS=()
+	VM_T0=$SECONDS
+	VM_FUNC=$func
+	if [ "${VM_BG:-0}" = 1 ]; then
+		rm -f "$VMRUN"/qmp.{in,out}
+		mkfifo "$VMRUN/qmp.in" "$VMRUN/qmp.out"
+		args+=(-chardev "pipe,id=qmp,path=$VMRUN/qmp" -mon chardev=qmp,mode=control)
+		timeout -k 5 "${VM_TIMEOUT:-300}" qemu-system-x86_64 "${args[@]}" >"$VMRUN/qemu.err" 2>&1 &
+		VM_PID=$!
+		# A scenario that fails before vm_wait leaves no QEMU behind (timeout passes the TERM on).
+		trap 'kill "$VM_PID" 2>/dev/null || true; rm -rf "$VMRUN"' EXIT
+		# Read-write opens of the FIFOs do not block, even when QEMU died before opening its ends.
+		exec {VM_QIN}<>"$VMRUN/qmp.in" {VM_QOUT}<>"$VMRUN/qmp.out"
+		vm_qmp '{"execute": "qmp_capabilities"}' >/dev/null || vm_fail "no QMP answer: $(tail -3 "$VMRUN/qemu.err")"
+		return 0
+	fi
+	local rc=0
+	timeout -k 5 "${VM_TIMEOUT:-300}" qemu-system-x86_64 "${args[@]}" >"$VMRUN/qemu.err" 2>&1 || rc=$?
+	vm_finish "$rc"
+}
+
+# vm_finish QEMU_STATUS: unpack the results of the boot that just ended; see vm_boot.
+vm_finish() {
+	local took=$((SECONDS - VM_T0))
+	if [ "$1" = 124 ] || [ "$1" = 137 ]; then
+		vm_say "$VM_FUNC: no power-off within ${VM_TIMEOUT:-300} s; QEMU killed"
+	elif [ "$1" != 0 ]; then
+		vm_say "$VM_FUNC: qemu-system-x86_64 exited $1: $(tail -3 "$VMRUN/qemu.err")"
+	fi
+	if ! tar -xf "$VMRUN/results.img" -C "$VMOUT" 2>/dev/null || [ ! -s "$VMOUT/rc" ]; then
+		vm_say "$VM_FUNC: no results came back; the console's end:"
+		tail -25 "$VMOUT/console.log" >&2
+		VM_RC=
+		return 1
+	fi
+	VM_RC=$(cat "$VMOUT/rc")
+	[ -r "$VMOUT/log" ] && sed "s/^/  [$VM_FUNC] /" "$VMOUT/log"
+	vm_say "$VM_FUNC: exit $VM_RC, boot and run ${took} s ($ACCEL)"
+}
+
+# vm_qmp JSON: send one QMP command to the running guest, print its answer (events skipped).
+vm_qmp() {
+	local line
+	printf '%s\n' "$1" >&"$VM_QIN"
+	while IFS= read -r -t 60 line <&"$VM_QOUT"; do
+		case $line in *'"return"'* | *'"error"'*) printf '%s\n' "$line"; return 0 ;; esac
+	done
+	return 1
+}
+
+# vm_wait: wait for a VM_BG=1 boot to power off, then as vm_finish.
+vm_wait() {
+	local rc=0
+	wait "$VM_PID" || rc=$?
+	trap 'rm -rf "$VMRUN"' EXIT
+	exec {VM_QIN}>&- {VM_QOUT}<&-
+	vm_finish "$rc"
+}
+
+# vm_console_wait TEXT [SECONDS]: wait until the guest's console shows TEXT (a line it printed).
+vm_console_wait() {
+	local i
+	for i in $(seq $((${2:-120} * 10))); do
+		grep -qF -- "$1" "$VMOUT/console.log" 2>/dev/null && return 0
+		kill -0 "$VM_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# vm_accel: kvm where a bounded boot under it completes, else tcg (VM_ACCEL forces one). On this
+# project's build machine /dev/kvm exists but a guest hangs under it, hence the try, once per build.
+vm_accel() {
+	if [ -n "${VM_ACCEL:-}" ]; then ACCEL=$VM_ACCEL; return; fi
+	if [ -s "$VMDIR/accel" ]; then ACCEL=$(cat "$VMDIR/accel"); return; fi
+	ACCEL=tcg
+	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		ACCEL=kvm
+		local save=${SCENARIO:-}
+		SCENARIO=/dev/null
+		if VM_TIMEOUT=${VM_KVM_TRY:-25} vm_boot true >/dev/null 2>&1 && [ "$VM_RC" = 0 ]; then
+			vm_say "kvm works here"
+		else
+			ACCEL=tcg
+			vm_say "a guest under kvm did not finish within ${VM_KVM_TRY:-25} s: using tcg"
+		fi
+		SCENARIO=$save
+	fi
+	echo "$ACCEL" >"$VMDIR/accel"
+}
+
+# vm_setup: everything a scenario needs before its first boot; skips (77) with the reason when
+# QEMU or the kernel cannot be had.
+vm_setup() {
+	command -v qemu-system-x86_64 >/dev/null || vm_skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+	[ -x "$SWAPTOOL" ] || vm_skip "no swaptool at '$SWAPTOOL'; build first"
+	mkdir -p "$VMDIR"
+	vm_kernel
+	vm_guest
+	VMRUN=$(mktemp -d "${TMPDIR:-/var/tmp}/swaptool-vm.XXXXXX")
+	trap 'rm -rf "$VMRUN"' EXIT
+	vm_accel
+}
+
+# src_fingerprint IMAGE: changes when QEMU writes the image (mtime) or its ends differ.
+src_fingerprint() {
+	stat -c '%s %Y' "$1"
+	head -c 1M "$1" | sha256sum
+	tail -c 1M "$1" | sha256sum
+}
+
+# Judging on the host what the guest kept (names as in tests/lib.sh, where they mean the same).
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok - $*"; }
+# load NAME: $OUT and $ERR from the guest's /out/NAME.out and .err of the last boot.
+load() {
+	[ -r "$VMOUT/$1.out" ] || fail "the guest kept no output named '$1'"
+	OUT=$(cat "$VMOUT/$1.out")
+	ERR=$(cat "$VMOUT/$1.err" 2>/dev/null || true)
+}
+# jeq FILTER EXPECTED: the JSON in $OUT at FILTER equals EXPECTED (compared as jq -r text).
+jeq() {
+	local got
+	got=$(printf '%s' "$OUT" | jq -r "$1") || fail "jq '$1' on output failed"
+	[ "$got" = "$2" ] || fail "$1 = '$got', expected '$2'"
+}
+# contains TEXT: $OUT or $ERR holds TEXT.
+contains() {
+	case "$OUT$ERR" in *"$1"*) ;; *) echo "$OUT$ERR" >&2; fail "output lacks '$1'" ;; esac
+}
