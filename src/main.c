@@ -477,7 +477,6 @@ static int swaptool_main(int argc, char **argv)
 		ctx.step = NULL;
 		ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", argv[1]);
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
-		free(ctx.err_msg);
 		return EXIT_USAGE;
 	}
 	ctx.step = s->name;
@@ -500,7 +499,8 @@ static int swaptool_main(int argc, char **argv)
 
 	/* One writer per state directory, held from before the step's first write to after its record.
 	 * A directory that cannot hold the lock file cannot take the record either: the save says so. */
-	r = (s->flags & STEP_SAVES_RECORD) ? state_lock_take(&lock, ctx.state_dir, s->name, STATE_LOCK_WAIT_MS) : 0;
+	r = (s->flags & STEP_SAVES_RECORD) && !ctx.no_record
+		    ? state_lock_take(&lock, ctx.state_dir, s->name, STATE_LOCK_WAIT_MS) : 0;
 	if (r == -EINVAL) {
 		_cleanup_free_ char *msg = xasprintf("lock file '%s/.lock' is not a regular file (a symlink, FIFO or "
 						     "device was put there); remove it", ctx.state_dir);

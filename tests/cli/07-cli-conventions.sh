@@ -26,10 +26,10 @@ run 0 "$SWAPTOOL" -V
 contains "swaptool 0."
 run 0 "$SWAPTOOL" -j -V
 jeq .schema swaptool/1
-run 1 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 32M -j
+run 4 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 32M -j
 [ "$(printf '%s' "$OUT" | jq -s length)" = 1 ] || fail "-j: not one JSON document"
 jeq .step preflight
-jeq .verdict fail
+jeq .verdict trap
 ok "-V and -j"
 
 # --color=always colours even a pipe; never and NO_COLOR and TERM=dumb keep a terminal plain.
@@ -108,8 +108,8 @@ ok "profile precedence"
 # A read-only step whose record cannot be saved still shows its result, warns and keeps its code.
 touch "$TMP/file"
 bad="$TMP/file/state" # under a regular file: no one can create it, root included
-run 1 "$SWAPTOOL" --state "$bad" preflight "$img" --target 32M
-contains "verdict: FAIL"
+run 4 "$SWAPTOOL" --state "$bad" preflight "$img" --target 32M
+contains "verdict: TRAP"
 contains "warning: cannot write the record to '$bad'"
 run 0 "$SWAPTOOL" --state "$bad" preflight "$img" --target 2TB -j
 jeq .verdict warn
