@@ -17,7 +17,7 @@ grep -Eiq '(src|href)=|url\(|@import|<script|<link' "$H" && fail "report.html re
 [ "$(grep -c 'data-chart="percentiles"' "$H")" = 1 ] || fail "no percentile chart"
 [ "$(grep -c 'data-chart="sweep"' "$H")" = 1 ] || fail "no sweep chart"
 grep -q 'gate rand16-p50 &lt;= 250 us (pass)' "$H" || fail "the p50 gate is not drawn"
-grep -q 'gate rand64-p99_9 &lt;= 2000 us (pass)' "$H" || fail "the p99.9 gate is not drawn"
+grep -q 'gate rand64-p99.9 &lt;= 2000 us (pass)' "$H" || fail "the p99.9 gate is not drawn"
 grep -q '<td class="st st-trap">TRAP</td>' "$H" || fail "preflight's trap is not a TRAP cell"
 grep -q 'NOT SIGNED' "$H" || fail "an unsigned report does not say so"
 grep -q '<pre' "$H" && fail "report.html repeats its tables as plain text"
