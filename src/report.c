@@ -41,7 +41,7 @@ static char *first_check(json_object *rec, const char *st)
 	json_object *checks = jget(rec, "checks");
 
 	for (size_t i = 0; i < jlen(checks); i++) {
-		json_object *c = json_object_array_get_idx(checks, i);
+		json_object *c = jarray_at(checks, i);
 		if (streq(jget_str(c, "status"), st))
 			return xasprintf("%s: %s", jget_str(c, "id") ?: "?", jget_str(c, "summary") ?: "");
 	}
@@ -60,7 +60,7 @@ void report_engine_gates(json_object *accept, bool *run, bool *failed)
 
 	*failed = false;
 	for (size_t i = 0; i < jlen(gates); i++) {
-		json_object *g = json_object_array_get_idx(gates, i);
+		json_object *g = jarray_at(gates, i);
 		const char *name = jget_str(g, "name");
 
 		if (!(name && startswith(name, "engine")) && !streq(jget_str(g, "kind"), "engine"))
@@ -107,7 +107,7 @@ static char *pass_why(const char *step, json_object *rec)
 		bool run, failed;
 
 		for (size_t i = 0; i < jlen(gates); i++)
-			pass += streq(jget_str(json_object_array_get_idx(gates, i), "status"), "pass");
+			pass += streq(jget_str(jarray_at(gates, i), "status"), "pass");
 		report_engine_gates(rec, &run, &failed);
 		return xasprintf("%zu of %zu gates passed; engine gates %s", pass, jlen(gates),
 				 run ? "run" : "not run (cold-boot 157 K prompt, full bench)");
@@ -131,7 +131,7 @@ bool report_preflight_trap(json_object *rec)
 	if (!path_possible(rec, "fs_clone") && !path_possible(rec, "fresh_install"))
 		return false;
 	for (size_t i = 0; i < jlen(checks); i++) {
-		json_object *c = json_object_array_get_idx(checks, i);
+		json_object *c = jarray_at(checks, i);
 		if (streq(jget_str(c, "status"), "fail")) {
 			any = true;
 			only_trap = only_trap && clone_trap_check(jget_str(c, "id"));
@@ -341,7 +341,7 @@ static void canon(FILE *f, json_object *v)
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
 			if (i)
 				fputc(',', f);
-			canon(f, json_object_array_get_idx(v, i));
+			canon(f, jarray_at(v, i));
 		}
 		fputc(']', f);
 		break;
@@ -486,7 +486,7 @@ int report_check_hashes(json_object *report, char **why)
 		return -EBADMSG;
 	}
 	for (size_t i = 0; i < jlen(records); i++) {
-		json_object *e = json_object_array_get_idx(records, i);
+		json_object *e = jarray_at(records, i);
 		const char *step = jget_str(e, "step"), *want = jget_str(e, "sha256");
 		json_object *rec = jget(steps, step ?: "");
 		char hex[65];
@@ -506,7 +506,7 @@ int report_check_hashes(json_object *report, char **why)
 
 		(void)val;
 		for (size_t i = 0; i < jlen(records); i++)
-			listed = listed || streq(jget_str(json_object_array_get_idx(records, i), "step"), key);
+			listed = listed || streq(jget_str(jarray_at(records, i), "step"), key);
 		if (!listed) {
 			*why = xasprintf("record '%s' is embedded without a hash", key);
 			return -EBADMSG;
@@ -547,7 +547,7 @@ int report_check_verdict(json_object *report, char **why)
 		for (size_t i = 0; i < jlen(checks); i++) {
 			enum status st;
 
-			if (status_parse(jget_str(json_object_array_get_idx(checks, i), "status"), &st) < 0) {
+			if (status_parse(jget_str(jarray_at(checks, i), "status"), &st) < 0) {
 				*why = xasprintf("record '%s': check %zu has no valid status", step, i + 1);
 				return -EBADMSG;
 			}
@@ -605,9 +605,9 @@ static json_object *judged_ns(json_object *id)
 	json_object *nss = jget(id, "namespaces");
 
 	for (size_t i = 0; i < jlen(nss); i++)
-		if (jget_bool(json_object_array_get_idx(nss, i), "judged"))
-			return json_object_array_get_idx(nss, i);
-	return jlen(nss) ? json_object_array_get_idx(nss, 0) : NULL;
+		if (jget_bool(jarray_at(nss, i), "judged"))
+			return jarray_at(nss, i);
+	return jlen(nss) ? jarray_at(nss, 0) : NULL;
 }
 
 /* What an NVMe identity (preflight's source_identity or target_identity) measured of the drive's
@@ -872,16 +872,16 @@ static void fmt_ratio(double r, char buf[32])
 static json_object *find_run(json_object *runs, const char *name)
 {
 	for (size_t i = 0; i < jlen(runs); i++)
-		if (streq(jget_str(json_object_array_get_idx(runs, i), "name"), name))
-			return json_object_array_get_idx(runs, i);
+		if (streq(jget_str(jarray_at(runs, i), "name"), name))
+			return jarray_at(runs, i);
 	return NULL;
 }
 
 static json_object *find_ws(json_object *sweep, uint64_t ws)
 {
 	for (size_t i = 0; i < jlen(sweep); i++)
-		if (jget_u64(json_object_array_get_idx(sweep, i), "working_set_bytes") == ws)
-			return json_object_array_get_idx(sweep, i);
+		if (jget_u64(jarray_at(sweep, i), "working_set_bytes") == ws)
+			return jarray_at(sweep, i);
 	return NULL;
 }
 
@@ -903,7 +903,7 @@ static void text_sweep(FILE *f, json_object *sweep, json_object *ref)
 	for (unsigned k = 1; k < (cmp ? 6u : 3u); k++)
 		table_align(t, k, ALIGN_RIGHT);
 	for (size_t i = 0; i < jlen(sweep); i++) {
-		json_object *r = json_object_array_get_idx(sweep, i);
+		json_object *r = jarray_at(sweep, i);
 		json_object *rr = cmp ? find_ws(jget(ref, "sweep"), jget_u64(r, "working_set_bytes")) : NULL;
 
 		fmt_iops(jget_double(r, "iops"), b);
@@ -940,7 +940,7 @@ static void text_compare(FILE *f, json_object *rep, json_object *acc)
 	for (unsigned k = 1; k < 10; k++)
 		table_align(t, k, ALIGN_RIGHT);
 	for (size_t i = 0; i < jlen(runs); i++) {
-		json_object *b = json_object_array_get_idx(runs, i), *a = find_run(jget(ra, "runs"), jget_str(b, "name"));
+		json_object *b = jarray_at(runs, i), *a = find_run(jget(ra, "runs"), jget_str(b, "name"));
 		char c[9][32];
 
 		if (!a)
@@ -999,7 +999,7 @@ char *report_text(json_object *rep)
 
 		table_header(t, "step", "finished", "status", "why");
 		for (size_t i = 0; i < jlen(summary); i++) {
-			json_object *s = json_object_array_get_idx(summary, i);
+			json_object *s = jarray_at(summary, i);
 			table_row(t, jget_str(s, "step") ?: "?", jget_str(s, "finished"), jget_str(s, "status") ?: "?",
 				  jget_str(s, "why") ?: "");
 		}
@@ -1070,7 +1070,7 @@ char *report_text(json_object *rep)
 			continue;
 		for (size_t i = 0; i < jlen(checks); i++) {
 			enum status st = ST_FAIL;
-			status_parse(jget_str(json_object_array_get_idx(checks, i), "status"), &st);
+			status_parse(jget_str(jarray_at(checks, i), "status"), &st);
 			n[st]++;
 		}
 		fprintf(f, "\n%s\n  verdict %s: %zu checks passed, %zu warned, %zu failed, %zu skipped\n",
@@ -1102,7 +1102,7 @@ char *report_text(json_object *rep)
 			for (unsigned k = 2; k < 7; k++)
 				table_align(t, k, ALIGN_RIGHT);
 			for (size_t i = 0; i < jlen(runs); i++) {
-				json_object *r = json_object_array_get_idx(runs, i), *lat = jget(r, "lat_us");
+				json_object *r = jarray_at(runs, i), *lat = jget(r, "lat_us");
 
 				fmt_iops(jget_double(r, "iops"), a);
 				fmt_us(jget_double(lat, "p50"), b);
@@ -1122,7 +1122,7 @@ char *report_text(json_object *rep)
 
 			table_header(t, "gate", "threshold", "measured", "status");
 			for (size_t i = 0; i < jlen(gates); i++) {
-				json_object *g = json_object_array_get_idx(gates, i);
+				json_object *g = jarray_at(gates, i);
 				_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
 
 				table_row(t, jget_str(g, "name") ?: "?", th, me, jget_str(g, "status") ?: "?");
@@ -1141,7 +1141,7 @@ char *report_text(json_object *rep)
 		_cleanup_table_ struct table *t = table_new(2);
 
 		for (size_t i = 0; i < jlen(jget(rep, "records")); i++) {
-			json_object *e = json_object_array_get_idx(jget(rep, "records"), i);
+			json_object *e = jarray_at(jget(rep, "records"), i);
 			table_row(t, jget_str(e, "step") ?: "?", jget_str(e, "sha256") ?: "?");
 		}
 		fprintf(f, "\nRecords (sha256 of each embedded record)\n");
@@ -1445,9 +1445,9 @@ static size_t pctl_count(json_object *lat)
  * count is divided by the bucket's width on the log axis (else every octave shows a sawtooth) */
 static double bin_density(json_object *bin, uint64_t total)
 {
-	double lo = (double)json_object_get_uint64(json_object_array_get_idx(bin, 0));
-	double hi = (double)json_object_get_uint64(json_object_array_get_idx(bin, 1)) + 1;
-	double n = (double)json_object_get_uint64(json_object_array_get_idx(bin, 2));
+	double lo = (double)json_object_get_uint64(jarray_at(bin, 0));
+	double hi = (double)json_object_get_uint64(jarray_at(bin, 1)) + 1;
+	double n = (double)json_object_get_uint64(jarray_at(bin, 2));
 
 	if (!(lo > 0) || !total)
 		return 0;
@@ -1460,7 +1460,7 @@ static uint64_t bins_total(json_object *h)
 	uint64_t t = 0;
 
 	for (size_t i = 0; i < jlen(bins); i++)
-		t += json_object_get_uint64(json_object_array_get_idx(json_object_array_get_idx(bins, i), 2));
+		t += json_object_get_uint64(jarray_at(jarray_at(bins, i), 2));
 	return t;
 }
 
@@ -1470,9 +1470,9 @@ static void hist_points(FILE *f, const struct chart *c, json_object *h)
 	uint64_t total = bins_total(h);
 
 	for (size_t i = 0; i < jlen(bins); i++) {
-		json_object *b = json_object_array_get_idx(bins, i);
-		double lo = (double)json_object_get_uint64(json_object_array_get_idx(b, 0));
-		double hi = (double)json_object_get_uint64(json_object_array_get_idx(b, 1)) + 1;
+		json_object *b = jarray_at(bins, i);
+		double lo = (double)json_object_get_uint64(jarray_at(b, 0));
+		double hi = (double)json_object_get_uint64(jarray_at(b, 1)) + 1;
 		double x = sqrt(fmax(lo, 1) * hi) / 1000, y = fmin(bin_density(b, total), c->y.hi);
 
 		fprintf(f, "%.1f,%.1f ", X(c, fmax(x, c->x.lo)), Y(c, y));
@@ -1496,24 +1496,24 @@ static void chart_hist(FILE *f, json_object *run, json_object *gates, json_objec
 		json_object *bins = jget(hs[k], "bins");
 		uint64_t total = bins_total(hs[k]);
 		for (size_t i = 0; i < jlen(bins); i++) {
-			json_object *b = json_object_array_get_idx(bins, i);
-			xlo = fmin(xlo, (double)json_object_get_uint64(json_object_array_get_idx(b, 0)) / 1000);
-			xhi = fmax(xhi, (double)json_object_get_uint64(json_object_array_get_idx(b, 1)) / 1000);
+			json_object *b = jarray_at(bins, i);
+			xlo = fmin(xlo, (double)json_object_get_uint64(jarray_at(b, 0)) / 1000);
+			xhi = fmax(xhi, (double)json_object_get_uint64(jarray_at(b, 1)) / 1000);
 			ymax = fmax(ymax, bin_density(b, total));
 		}
 	}
 	if (!jlen(jget(h, "bins")))
 		return;
 	for (size_t i = 0; i < jlen(gates); i++)
-		if (gate_is(json_object_array_get_idx(gates, i), name, "us")) {
-			double v = jget_double(json_object_array_get_idx(gates, i), "threshold");
+		if (gate_is(jarray_at(gates, i), name, "us")) {
+			double v = jget_double(jarray_at(gates, i), "threshold");
 			xlo = fmin(xlo, v), xhi = fmax(xhi, v);
 		}
 	ax_fit(&c.x, xlo, xhi);
 	ax_fit(&c.y, 0, ymax);
 	chart_open(f, &c, cname, label);
 	for (size_t i = 0; i < jlen(gates); i++) {
-		json_object *g = json_object_array_get_idx(gates, i);
+		json_object *g = jarray_at(gates, i);
 		if (gate_is(g, name, "us")) {
 			_cleanup_free_ char *w = gate_words(g);
 			gate_line(f, &c, true, jget_double(g, "threshold"), 0, 0, "#b00", w);
@@ -1563,14 +1563,14 @@ static void chart_pctl(FILE *f, json_object *runs, json_object *gates, json_obje
 		json_object *rs = pass ? ref_runs : runs;
 		for (size_t i = 0; i < jlen(rs); i++)
 			for (size_t k = 0; k < ARRAY_SIZE(pctl_pts); k++) {
-				double v = jget_double(jget(json_object_array_get_idx(rs, i), "lat_us"), pctl_pts[k].key);
+				double v = jget_double(jget(jarray_at(rs, i), "lat_us"), pctl_pts[k].key);
 				if (v > 0)
 					lo = fmin(lo, v), hi = fmax(hi, v);
 			}
 	}
 	for (size_t i = 0; i < jlen(gates); i++)
-		if (streq(jget_str(json_object_array_get_idx(gates, i), "unit"), "us")) {
-			double v = jget_double(json_object_array_get_idx(gates, i), "threshold");
+		if (streq(jget_str(jarray_at(gates, i), "unit"), "us")) {
+			double v = jget_double(jarray_at(gates, i), "threshold");
 			if (v > 0)
 				lo = fmin(lo, v), hi = fmax(hi, v);
 		}
@@ -1582,14 +1582,14 @@ static void chart_pctl(FILE *f, json_object *runs, json_object *gates, json_obje
 	if (!cf)
 		abort();
 	for (size_t i = 0; i < jlen(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i), *lat = jget(r, "lat_us");
+		json_object *r = jarray_at(runs, i), *lat = jget(r, "lat_us");
 		const char *name = jget_str(r, "name") ?: "?", *col = chart_colors[i % ARRAY_SIZE(chart_colors)];
 		json_object *rr = find_run(ref_runs, name);
 
 		if (!pctl_count(lat))
 			continue;
 		for (size_t j = 0; j < jlen(gates); j++) {
-			json_object *g = json_object_array_get_idx(gates, j);
+			json_object *g = jarray_at(gates, j);
 			const char *gn = jget_str(g, "name") ?: "";
 			double px = strstr(gn, "p99.9") || strstr(gn, "p99_9") ? 1000 : strstr(gn, "p99") ? 100 :
 				    strstr(gn, "p90") ? 10 : 2;
@@ -1627,7 +1627,7 @@ static void chart_pctl(FILE *f, json_object *runs, json_object *gates, json_obje
 static void persec_points(FILE *f, const struct chart *c, json_object *ps)
 {
 	for (size_t k = 0; k < jlen(ps); k++)
-		fprintf(f, "%.1f,%.1f ", X(c, (double)k + 1), Y(c, fmin(json_object_get_double(json_object_array_get_idx(ps, k)), c->y.hi)));
+		fprintf(f, "%.1f,%.1f ", X(c, (double)k + 1), Y(c, fmin(json_object_get_double(jarray_at(ps, k)), c->y.hi)));
 }
 
 /* IOPS second by second of the timed runs (stability), the IOPS gates as lines. */
@@ -1643,17 +1643,17 @@ static void chart_persec(FILE *f, json_object *runs, json_object *gates, json_ob
 	for (unsigned pass = 0; pass < 2; pass++) {
 		json_object *rs = pass ? ref_runs : runs;
 		for (size_t i = 0; i < jlen(rs); i++) {
-			json_object *ps = jget(json_object_array_get_idx(rs, i), "per_second_iops");
+			json_object *ps = jget(jarray_at(rs, i), "per_second_iops");
 			xmax = fmax(xmax, (double)jlen(ps));
 			for (size_t k = 0; k < jlen(ps); k++)
-				ymax = fmax(ymax, json_object_get_double(json_object_array_get_idx(ps, k)));
+				ymax = fmax(ymax, json_object_get_double(jarray_at(ps, k)));
 		}
 	}
 	if (!(xmax > 0))
 		return;
 	for (size_t i = 0; i < jlen(gates); i++)
-		if (streq(jget_str(json_object_array_get_idx(gates, i), "unit"), "IOPS"))
-			ymax = fmax(ymax, jget_double(json_object_array_get_idx(gates, i), "threshold"));
+		if (streq(jget_str(jarray_at(gates, i), "unit"), "IOPS"))
+			ymax = fmax(ymax, jget_double(jarray_at(gates, i), "threshold"));
 	ax_fit(&c.x, 0, xmax);
 	ax_fit(&c.y, 0, ymax);
 	chart_open(f, &c, "per-second", "IOPS per second of each run");
@@ -1661,14 +1661,14 @@ static void chart_persec(FILE *f, json_object *runs, json_object *gates, json_ob
 	if (!cf)
 		abort();
 	for (size_t i = 0; i < jlen(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i), *ps = jget(r, "per_second_iops");
+		json_object *r = jarray_at(runs, i), *ps = jget(r, "per_second_iops");
 		const char *name = jget_str(r, "name") ?: "?", *col = chart_colors[i % ARRAY_SIZE(chart_colors)];
 		json_object *rr = find_run(ref_runs, name);
 
 		if (!jlen(ps))
 			continue;
 		for (size_t j = 0; j < jlen(gates); j++) {
-			json_object *g = json_object_array_get_idx(gates, j);
+			json_object *g = jarray_at(gates, j);
 			if (gate_is(g, name, "IOPS")) {
 				_cleanup_free_ char *w = gate_words(g);
 				gate_line(f, &c, false, jget_double(g, "threshold"), c.L, c.W - c.R, col, w);
@@ -1697,7 +1697,7 @@ static void chart_persec(FILE *f, json_object *runs, json_object *gates, json_ob
 static void sweep_points(FILE *f, const struct chart *c, json_object *sweep, bool p50)
 {
 	for (size_t i = 0; i < jlen(sweep); i++) {
-		json_object *s = json_object_array_get_idx(sweep, i);
+		json_object *s = jarray_at(sweep, i);
 		double x = (double)jget_u64(s, "working_set_bytes");
 		double y = p50 ? jget_double(jget(s, "lat_us"), "p50") : jget_double(s, "iops");
 
@@ -1721,7 +1721,7 @@ static void chart_sweep(FILE *f, json_object *sweep, json_object *ref_sweep)
 	for (unsigned pass = 0; pass < 2; pass++) {
 		json_object *sw = pass ? ref_sweep : sweep;
 		for (size_t i = 0; i < jlen(sw); i++) {
-			json_object *s = json_object_array_get_idx(sw, i);
+			json_object *s = jarray_at(sw, i);
 			double x = (double)jget_u64(s, "working_set_bytes");
 			if (x > 0)
 				xlo = fmin(xlo, x), xhi = fmax(xhi, x);
@@ -1756,7 +1756,7 @@ static void chart_sweep(FILE *f, json_object *sweep, json_object *ref_sweep)
 	sweep_points(f, &c, sweep, true);
 	series_close(f);
 	for (size_t i = 0; i < jlen(sweep); i++) {
-		json_object *s = json_object_array_get_idx(sweep, i);
+		json_object *s = jarray_at(sweep, i);
 		double x = X(&c, fmax((double)jget_u64(s, "working_set_bytes"), c.x.lo));
 		double y = Y(&c, jget_double(s, "iops")), y2 = Ya(&c, &c.y2, jget_double(jget(s, "lat_us"), "p50"));
 		char a[32];
@@ -1785,7 +1785,7 @@ static void chart_compare(FILE *f, json_object *runs, json_object *ref_runs)
 	size_t n = 0, k = 0;
 
 	for (size_t i = 0; i < jlen(runs); i++) {
-		json_object *b = json_object_array_get_idx(runs, i), *a = find_run(ref_runs, jget_str(b, "name"));
+		json_object *b = jarray_at(runs, i), *a = find_run(ref_runs, jget_str(b, "name"));
 		if (!a)
 			continue;
 		n++;
@@ -1816,7 +1816,7 @@ static void chart_compare(FILE *f, json_object *runs, json_object *ref_runs)
 	fprintf(f, "<text x=\"14\" y=\"%.1f\" transform=\"rotate(-90 14 %.1f)\" text-anchor=\"middle\">IOPS</text>\n",
 		c.T + (c.H - c.T - c.B) / 2, c.T + (c.H - c.T - c.B) / 2);
 	for (size_t i = 0; i < jlen(runs); i++) {
-		json_object *b = json_object_array_get_idx(runs, i), *a = find_run(ref_runs, jget_str(b, "name"));
+		json_object *b = jarray_at(runs, i), *a = find_run(ref_runs, jget_str(b, "name"));
 		double slot = pw / (double)n, x0 = c.L + slot * (double)k, bw = slot * 0.32;
 		char ra[32], rb[32], q[32];
 
@@ -1999,7 +1999,7 @@ char *report_html(json_object *rep, const struct profile *p)
 
 	fputs("<div class=\"grid\">\n<section>\n<h2>Steps</h2>\n<table>\n<tr><th>step</th><th>status</th><th>finished</th><th>why</th></tr>\n", f);
 	for (size_t i = 0; i < jlen(jget(rep, "summary")); i++) {
-		json_object *s = json_object_array_get_idx(jget(rep, "summary"), i);
+		json_object *s = jarray_at(jget(rep, "summary"), i);
 		fputs("<tr>", f);
 		td(f, "nw", jget_str(s, "step"));
 		st_cell(f, jget_str(s, "status"));
@@ -2093,7 +2093,7 @@ char *report_html(json_object *rep, const struct profile *p)
 		fputs("<div class=\"grid\">\n<section class=\"scroll\">\n<h3>Runs</h3>\n<table>\n<tr><th>run</th><th>mode</th><th>in flight</th><th>IOPS</th>"
 		      "<th>MB/s</th><th>p50</th><th>p99.9</th></tr>\n", f);
 		for (size_t i = 0; i < jlen(runs); i++) {
-			json_object *r = json_object_array_get_idx(runs, i);
+			json_object *r = jarray_at(runs, i);
 			char a[32], b[32], c[32], d[32], e[32];
 
 			snprintf(d, sizeof(d), "%" PRIu64, jget_u64(r, "inflight"));
@@ -2114,7 +2114,7 @@ char *report_html(json_object *rep, const struct profile *p)
 		fputs("</table>\n</section>\n<section>\n<h3>Gates</h3>\n<table>\n<tr><th>gate</th><th>threshold</th><th>measured</th>"
 		      "<th>status</th></tr>\n", f);
 		for (size_t i = 0; i < jlen(gates); i++) {
-			json_object *g = json_object_array_get_idx(gates, i);
+			json_object *g = jarray_at(gates, i);
 			_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
 			_cleanup_free_ char *mu = jget_str(g, "unit") && !json_object_is_type(jget(g, "threshold"), json_type_string)
 				? xasprintf("%s %s", me, jget_str(g, "unit")) : xstrdup(me);
@@ -2131,7 +2131,7 @@ char *report_html(json_object *rep, const struct profile *p)
 		chart_persec(f, runs, gates, rruns);
 		fputs("</div>\n<h3>Latency distribution of each run</h3>\n<div class=\"grid\">\n", f);
 		for (size_t i = 0; i < jlen(runs); i++) {
-			json_object *r = json_object_array_get_idx(runs, i);
+			json_object *r = jarray_at(runs, i);
 			chart_hist(f, r, gates, find_run(rruns, jget_str(r, "name")));
 		}
 		fputs("</div>\n", f);
@@ -2142,7 +2142,7 @@ char *report_html(json_object *rep, const struct profile *p)
 				fputs("<th>reference IOPS</th><th>IOPS B/A</th>", f);
 			fputs("</tr>\n", f);
 			for (size_t i = 0; i < jlen(sweep); i++) {
-				json_object *s = json_object_array_get_idx(sweep, i);
+				json_object *s = jarray_at(sweep, i);
 				json_object *rs = find_ws(jget(ra, "sweep"), jget_u64(s, "working_set_bytes"));
 				char a[32], b[32], c[32];
 
@@ -2178,7 +2178,7 @@ char *report_html(json_object *rep, const struct profile *p)
 			      "<div class=\"grid\">\n<section class=\"scroll\">\n<table>\n<tr><th>run</th><th>IOPS A</th><th>IOPS B</th><th>B/A</th>"
 			      "<th>p50 A</th><th>p50 B</th><th>B/A</th><th>p99.9 A</th><th>p99.9 B</th><th>B/A</th></tr>\n", f);
 			for (size_t i = 0; i < jlen(runs); i++) {
-				json_object *b = json_object_array_get_idx(runs, i), *a = find_run(rruns, jget_str(b, "name"));
+				json_object *b = jarray_at(runs, i), *a = find_run(rruns, jget_str(b, "name"));
 				char c[9][32];
 
 				if (!a)
@@ -2208,7 +2208,7 @@ char *report_html(json_object *rep, const struct profile *p)
 	html_esc(f, jget_str(rep, "record_hash") ?: "json-c text");
 	fputs(")</th></tr>\n", f);
 	for (size_t i = 0; i < jlen(jget(rep, "records")); i++) {
-		json_object *e = json_object_array_get_idx(jget(rep, "records"), i);
+		json_object *e = jarray_at(jget(rep, "records"), i);
 		fputs("<tr>", f);
 		td(f, NULL, jget_str(e, "step"));
 		td(f, "hash", jget_str(e, "sha256"));

@@ -17,10 +17,10 @@ static json_object *run_names(const struct node_set *set)
 	for (size_t i = 0; i < set->nnodes; i++) {
 		json_object *runs = jget_array(set->nodes[i].accept, "runs");
 		for (size_t k = 0; runs && k < json_object_array_length(runs); k++) {
-			const char *n = jget_str(json_object_array_get_idx(runs, k), "name");
+			const char *n = jget_str(jarray_at(runs, k), "name");
 			bool seen = false;
 			for (size_t j = 0; n && j < json_object_array_length(names); j++)
-				seen = seen || streq(json_object_get_string(json_object_array_get_idx(names, j)), n);
+				seen = seen || streq(json_object_get_string(jarray_at(names, j)), n);
 			if (n && !seen)
 				json_object_array_add(names, json_object_new_string(n));
 		}
@@ -33,8 +33,8 @@ static json_object *find_run(json_object *acc, const char *name)
 	json_object *runs = jget_array(acc, "runs");
 
 	for (size_t i = 0; runs && i < json_object_array_length(runs); i++)
-		if (streq(jget_str(json_object_array_get_idx(runs, i), "name"), name))
-			return json_object_array_get_idx(runs, i);
+		if (streq(jget_str(jarray_at(runs, i), "name"), name))
+			return jarray_at(runs, i);
 	return NULL;
 }
 
@@ -87,7 +87,7 @@ static json_object *accept_view(const struct node *n, const struct node *ref, js
 	if (jnum(t, "working_set_bytes", &v))
 		jset_double(o, "working_set_bytes", v);
 	for (size_t i = 0; i < json_object_array_length(names); i++) {
-		const char *name = json_object_get_string(json_object_array_get_idx(names, i));
+		const char *name = json_object_get_string(jarray_at(names, i));
 		json_object *r = find_run(n->accept, name), *f, *rf = NULL;
 
 		if (!r)
@@ -104,7 +104,7 @@ static json_object *accept_view(const struct node *n, const struct node *ref, js
 	}
 	json_object_object_add(o, "runs", runs);
 	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
-		json_object *g = json_object_array_get_idx(gates, i);
+		json_object *g = jarray_at(gates, i);
 		const char *st = jget_str(g, "status");
 		if (!streq(st, "pass") && !streq(st, "fail"))
 			continue;
@@ -220,7 +220,7 @@ static json_object *node_view(struct record *rec, const struct node *n, const st
 	{
 		/* the check names its node for tools; the id stays "node" so the set of ids is fixed */
 		json_object *checks = jget(rec->root, "checks");
-		jset_str(json_object_array_get_idx(checks, json_object_array_length(checks) - 1), "host", n->host);
+		jset_str(jarray_at(checks, json_object_array_length(checks) - 1), "host", n->host);
 	}
 	return o;
 }
@@ -315,7 +315,7 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 	table_header(t, "host", "drive", "class", "HMB", "target", "delta", "path");
 	table_align(t, 5, ALIGN_RIGHT);
 	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
-		json_object *n = json_object_array_get_idx(nodes, i), *d = jget_object(n, "drive"), *tg = jget_object(n, "target");
+		json_object *n = jarray_at(nodes, i), *d = jget_object(n, "drive"), *tg = jget_object(n, "target");
 		_cleanup_free_ char *cls = NULL, *hmb = NULL, *tcls = NULL;
 		double v;
 
@@ -340,7 +340,7 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 		const char **hdr = xcalloc(3 + nruns, sizeof(*hdr));
 		hdr[0] = "host";
 		for (size_t k = 0; k < nruns; k++)
-			hdr[1 + k] = json_object_get_string(json_object_array_get_idx(names, k));
+			hdr[1 + k] = json_object_get_string(jarray_at(names, k));
 		hdr[1 + nruns] = "gates";
 		hdr[2 + nruns] = "status";
 		/* table_header is variadic with a fixed count; the run columns vary, so build the header as a row */
@@ -351,20 +351,20 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 	for (size_t k = 1; k <= nruns; k++)
 		table_align(a, (unsigned)k, ALIGN_RIGHT);
 	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
-		json_object *n = json_object_array_get_idx(nodes, i), *acc = jget_object(n, "accept");
+		json_object *n = jarray_at(nodes, i), *acc = jget_object(n, "accept");
 		json_object *runs = jget_array(acc, "runs"), *g = jget_object(acc, "gates");
 		enum status st = ST_SKIP;
 
 		table_cellf(a, "%s", jget_str(n, "host") ?: "?");
 		for (size_t k = 0; k < nruns; k++) {
-			const char *name = json_object_get_string(json_object_array_get_idx(names, k));
+			const char *name = json_object_get_string(jarray_at(names, k));
 			json_object *r = NULL, *ratio_v;
 			double v;
 			bool seq;
 
 			for (size_t j = 0; runs && j < json_object_array_length(runs); j++)
-				if (streq(jget_str(json_object_array_get_idx(runs, j), "name"), name))
-					r = json_object_array_get_idx(runs, j);
+				if (streq(jget_str(jarray_at(runs, j), "name"), name))
+					r = jarray_at(runs, j);
 			seq = streq(jget_str(r, "mode"), "seqread");
 			ratio_v = jget(r, seq ? "mb_s_ratio" : "iops_ratio");
 			if (!r || !jnum(r, seq ? "mb_s" : "iops", &v)) {

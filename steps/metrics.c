@@ -294,7 +294,7 @@ static void accept(struct family *fams, const char *host, json_object *acc)
 	stateset(fams, F_ACC_VERDICT, &id, "verdict", jget_str(acc, "verdict"), verdicts);
 	sample_num(fams, F_ACC_WS, &id, jget_object(acc, "target"), "working_set_bytes", 1);
 	for (size_t i = 0; runs && i < json_object_array_length(runs); i++) {
-		json_object *r = json_object_array_get_idx(runs, i), *lat = jget_object(r, "lat_us");
+		json_object *r = jarray_at(runs, i), *lat = jget_object(r, "lat_us");
 		const char *name = jget_str(r, "name"), *mode = jget_str(r, "mode") ?: "";
 		char inflight[24] = "";
 		int64_t n;
@@ -320,7 +320,7 @@ static void accept(struct family *fams, const char *host, json_object *acc)
 			sample(fams, F_ACC_LAT_MAX, NULL, &id, v / 1e6, "run", name, NULL);
 	}
 	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
-		json_object *g = json_object_array_get_idx(gates, i);
+		json_object *g = jarray_at(gates, i);
 		const char *name = jget_str(g, "name"), *st = jget_str(g, "status");
 
 		if (name && (streq(st, "pass") || streq(st, "fail")))

@@ -40,7 +40,7 @@ json_object *node_drive_class(json_object *preflight, const char *side)
 	json_object *checks = jget_array(preflight, "checks");
 
 	for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
-		json_object *c = json_object_array_get_idx(checks, i);
+		json_object *c = jarray_at(checks, i);
 		if (streq(jget_str(c, "id"), "drive-class") && jget_object(c, side))
 			return jget_object(c, side);
 	}

@@ -390,8 +390,8 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 	/* The record: one check per step, the engine gates, the signature. */
 	v = report_verdict(jget(rep, "steps"), NULL, &vwhy);
-	for (size_t i = 0; i < json_object_array_length(jget(rep, "summary")); i++) {
-		json_object *s = json_object_array_get_idx(jget(rep, "summary"), i);
+	for (size_t i = 0; i < jarray_len(jget(rep, "summary")); i++) {
+		json_object *s = jarray_at(jget(rep, "summary"), i);
 		const char *step = jget_str(s, "step"), *st = jget_str(s, "status");
 		enum status cst = streq(st, "pass") || streq(st, REPORT_VERDICT_TRAP) ? ST_PASS : streq(st, "warn") ? ST_WARN : streq(st, "fail") ? ST_FAIL : ST_SKIP;
 
