@@ -62,7 +62,7 @@ for c in "${cases[@]}"; do
 	corrupt "$name" "$off" "$bytes"
 
 	one_json preflight "$TMP/$name.img" --target $T
-	[ "$RC" = 1 ] || fail "$name: preflight exited $RC, expected 1 (the raw clone cannot fit)"
+	[ "$RC" = 4 ] || fail "$name: preflight exited $RC, expected 4 (the clone trap; the fresh install remains)"
 	jeq '[.checks[] | select(.id == "fs-clean")][0].status' warn
 	jeq '[.checks[] | select(.id == "fs-clean")][0].summary | test("p2.s ext4 cannot be read")' true
 	jeq .paths.fs_clone.possible false
@@ -82,7 +82,7 @@ for c in "${cases[@]}"; do
 	# and the human table too (the same analysis, rendered)
 	got=0
 	"$SWAPTOOL" --state "$STATE" preflight "$TMP/$name.img" --target $T >"$TMP/out" 2>&1 || got=$?
-	[ "$got" = 1 ] || fail "$name: preflight (table) exited $got"
+	[ "$got" = 4 ] || fail "$name: preflight (table) exited $got"
 	rm -f "$TMP/$name.img"
 	ok "$name: judged, no signal"
 done
