@@ -59,13 +59,13 @@ play() {
 }
 
 run 0 play
-# preflight everywhere; dgx4's clone trap (exit 1) is a finding, not a failed task
+# preflight everywhere; dgx4's clone trap (exit 4) is a finding, not a failed task
 for h in dgx1 dgx4 dgx5; do
 	contains "$h"
 	[ "$(jq -r .host "$TMP/records/$h/preflight.json")" = "$h" ] || fail "$h's preflight record names another host"
 done
 grep -qE 'dgx4 +: ok=[0-9]+ +changed=[0-9]+ +unreachable=0 +failed=0' <<<"$OUT" || fail "dgx4 is not ok: $(grep dgx4 <<<"$OUT" | tail -1)"
-[ "$(jq -r .verdict "$TMP/records/dgx4/preflight.json")" = fail ] || fail "dgx4's preflight did not find the clone trap"
+[ "$(jq -r .verdict "$TMP/records/dgx4/preflight.json")" = trap ] || fail "dgx4's preflight did not find the clone trap"
 # accept where not serving
 [ ! -e "$TMP/records/dgx1/accept.json" ] || fail "accept ran on dgx1, which is serving"
 for h in dgx4 dgx5; do
