@@ -6,7 +6,7 @@
 
 struct profile;
 
-/* Exit codes (DESIGN.md §3). */
+/* Exit codes (docs/design.md). */
 enum {
 	EXIT_PASS = 0,        /* pass, warnings allowed */
 	EXIT_FINDING = 1,     /* a check or gate failed: the finding is the result */

@@ -174,7 +174,7 @@ int disk_open(const char *path, uint32_t image_lba_size, struct disk *d, char **
 		*why = xasprintf("'%s' is not a disk or an image file", path);
 		return -ENOTBLK;
 	}
-	/* Read-only, always: preflight, plan and accept never write (DESIGN.md §4). */
+	/* Read-only, always: preflight, plan and accept never write (docs/design.md). */
 	d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0) {
 		r = -errno;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The drive-class catalogue as one data table (the write-up's drives), and how a model is matched. */
+/* The drive-class catalogue as one data table (the incident's drives), and how a model is matched. */
 #include "util.h"
 #include "drives.h"
 #include "profile.h"
@@ -8,7 +8,7 @@
 #include <inttypes.h>
 
 /*
- * The built-in catalogue. Every row comes from the incident write-up of 2026-11-04
+ * The built-in catalogue. Every row comes from docs/incident.md (2026-11-04)
  * (docs/swaptool-drives.5 says how to add one; a [drive NAME] profile section overrides a row).
  * The duty is sustained 4 KiB random reads over a ~98 GB working set: the gate is >= 60 K IOPS
  * with p50 <= 250 us at 16 threads, and no collapse at 64.

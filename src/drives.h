@@ -26,7 +26,7 @@ struct drive_entry {
 	const char *match;      /* model patterns separated by '|'; compared as drive_model_matches() does */
 	const char *controller;
 	const char *dram;       /* "none (DRAM-less)", "DRAM" */
-	uint64_t hmb_mb;        /* host memory buffer it declares, MiB ("MB" as the write-up writes it); 0 none/unknown */
+	uint64_t hmb_mb;        /* host memory buffer it declares, MiB ("MB" as docs/incident.md writes it); 0 none/unknown */
 	const char *nand;
 	enum drive_verdict verdict;
 	const char *reason;     /* why, for people */
@@ -34,7 +34,7 @@ struct drive_entry {
 	struct drive_sku skus[DRIVE_MAX_SKUS];
 };
 
-/* The built-in catalogue (src/drives.c), in the write-up's order. */
+/* The built-in catalogue (src/drives.c), in the incident's order. */
 extern const struct drive_entry drive_catalogue[];
 extern const unsigned drive_catalogue_len;
 
@@ -63,7 +63,7 @@ const struct drive_sku *drive_sku_for(const struct drive_class *c, const char *m
 
 /*
  * The verdict for a drive: its catalogue verdict when known; else judged by what it reports:
- * hmpre > 0 means it depends on a host memory buffer (DRAM-less), so "measure" (the write-up's
+ * hmpre > 0 means it depends on a host memory buffer (DRAM-less), so "measure" (the incident's
  * point: DRAM-less alone is not the verdict); no HMB: unknown, left to `swaptool accept`.
  * *why is an allocated sentence for people. have_hmpre: false when nothing is reported (a model
  * name given by hand).

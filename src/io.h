@@ -12,7 +12,7 @@
 #include "hist.h"
 #include "profile.h"
 
-/* What is read: a regular file (the Engram shard of the write-up) or a block device. */
+/* What is read: a regular file (the Engram shard of docs/incident.md) or a block device. */
 struct io_target {
 	char *path;
 	int fd;                /* O_RDONLY | O_DIRECT: nothing is ever written */
@@ -42,7 +42,7 @@ void io_target_close(struct io_target *t);
 int io_find_shard(const char *pattern, char **path, size_t *nmatch);
 int io_mount_disk(const char *mnt, char **devpath, char **how);
 
-/* The working set centered in the target, 4 KiB-aligned (as the write-up's harness centered it).
+/* The working set centered in the target, 4 KiB-aligned (as the incident's harness centered it).
  * -E2BIG when the target is smaller than the working set. */
 int io_working_set(const struct io_target *t, uint64_t ws, uint64_t *offset);
 

@@ -165,7 +165,7 @@ static const struct step steps[] = {
 	  "  --root DIR          check the tree under DIR (default /)\n"
 	  "  --map-user OLD=NEW  owner OLD in the backup is NEW here (repeatable)\n",
 	  step_verify_run, NULL, STEP_SAVES_RECORD | STEP_READS_ONLY },
-	{ "accept", "the new drive against the write-up's gates: io_uring 4 KiB O_DIRECT random reads, sequential, engine",
+	{ "accept", "the new drive against the incident's gates: io_uring 4 KiB O_DIRECT random reads, sequential, engine",
 	  "swaptool accept [FILE|DEVICE] [options]\n"
 	  "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only;\n"
 	  "                         none: the profile's target_glob, else the whole disk that holds /\n"

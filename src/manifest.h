@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The backup manifest (DESIGN.md §6, schema swaptool-manifest/1): entries, JSON, path safety. */
+/* The backup manifest (docs/design.md, schema swaptool-manifest/1): entries, JSON, path safety. */
 #pragma once
 
 #include <json-c/json.h>

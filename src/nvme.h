@@ -15,7 +15,7 @@
 
 /* SMART data units are thousands of 512-byte units: 1 unit = 512,000 bytes (NVMe 1.4 §5.14.1.2). */
 #define NVME_DATA_UNIT_BYTES 512000ull
-/* hmpre/hmmin are in 4 KiB units: 10240 = 40 MiB (the write-up's "40 MB"). */
+/* hmpre/hmmin are in 4 KiB units: 10240 = 40 MiB (the incident's "40 MB"). */
 #define NVME_HMB_UNIT_BYTES 4096ull
 /* "Invalid Field in Command": status code type 0 (generic), status code 0x02. Hosts and tools
  * probing optional features cause it; it says nothing about the drive's health. */
@@ -111,7 +111,7 @@ const struct nvme_ns_info *nvme_find_ns(const struct nvme_info *n, uint32_t nsid
 /* The nsid of a namespace device name: "nvme0n1" and "/dev/nvme0n1" -> 1; 0 when not one. */
 uint32_t nvme_nsid_of(const char *name);
 
-/* Units, the way the write-up writes them. */
+/* Units, the way docs/incident.md writes them. */
 int nvme_temp_c(uint16_t kelvin);                           /* 315 -> 42 */
 int nvme_data_units_bytes(uint64_t units, uint64_t *bytes); /* 26171875 -> 13,400,000,000,000 */
 uint64_t nvme_hmb_bytes(uint32_t units);                    /* 10240 -> 41,943,040 */

@@ -57,7 +57,7 @@ static void set_str(char **dst, const char *v)
 	*dst = xstrdup(v);
 }
 
-/* The write-up's values: backup set, re-fetchable stores, and the acceptance table. */
+/* The incident's values: backup set, re-fetchable stores, and the acceptance table. */
 static void profile_defaults(struct profile *p)
 {
 	static const char *backup[] = { "~/.config/flare/", "~/.ssh/", "/etc/netplan/", "/etc/fstab", "/etc/hosts" };
@@ -256,7 +256,7 @@ static int handle_drive(struct parse_state *s, unsigned line, const char *sectio
 /* ---- [limits] (backup, restore, verify) ---- */
 
 /*
- * The write-up's backup set is ~10 KB in a dozen files: the defaults stand three orders of
+ * The incident's backup set is ~10 KB in a dozen files: the defaults stand three orders of
  * magnitude above that and still keep a hostile tarball (a gzip bomb, 10,000 entries) from
  * exhausting the node. restore holds every entry in memory before writing, so data_bytes is
  * also its memory bound. The state directory holds one record per step (about ten).

@@ -33,7 +33,7 @@ struct accept_run {
 	uint64_t min_mb_s;     /* MB/s, 10^6 bytes per second */
 };
 
-/* An external gate run with sh -c (the engine tests of the write-up). */
+/* An external gate run with sh -c (the engine tests of docs/incident.md). */
 struct engine_gate {
 	char *name;
 	char *command;
@@ -73,7 +73,7 @@ struct profile {
 	struct strlist fstab_files;   /* files whose identifiers restore checks: "/etc/fstab" */
 	/* [refetch] */
 	struct strlist refetch_paths; /* "~/flare-pkgs", "~/.cache/flare" */
-	uint64_t refetch_minutes;     /* the write-up's ~50 min download */
+	uint64_t refetch_minutes;     /* the incident's ~50 min download */
 	/* [accept] */
 	uint64_t working_set;         /* bytes: 98 GiB */
 	uint64_t ramp_s;

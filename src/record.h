@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Step records (DESIGN.md §5): the JSON envelope, checks, verdicts, and the state directory. */
+/* Step records (docs/design.md): the JSON envelope, checks, verdicts, and the state directory. */
 #pragma once
 
 #include <json-c/json.h>

@@ -805,7 +805,7 @@ static const char *u64s(json_object *o, const char *key, char buf[32])
 	return jget(o, key) ? fmt_thousands(jget_u64(o, key), buf) : "-";
 }
 
-/* "68.8 K" as the write-up writes IOPS. */
+/* "68.8 K" as docs/incident.md writes IOPS. */
 static void fmt_iops(double v, char buf[32])
 {
 	if (v >= 1000)
@@ -885,7 +885,7 @@ static json_object *find_ws(json_object *sweep, uint64_t ws)
 	return NULL;
 }
 
-/* The --sweep as text: IOPS and p50 per working set (the write-up's cliff: 69 K -> 13 K IOPS), with
+/* The --sweep as text: IOPS and p50 per working set (the incident's cliff: 69 K -> 13 K IOPS), with
  * the reference node's point at the same working set and the B/A ratio when there is one. */
 static void text_sweep(FILE *f, json_object *sweep, json_object *ref)
 {
@@ -1706,7 +1706,7 @@ static void sweep_points(FILE *f, const struct chart *c, json_object *sweep, boo
 }
 
 /* The --sweep: IOPS (left axis) and p50 (right axis) against the working set: a drive whose
- * mapping table outgrows its cache falls off a cliff (the write-up: 69 K -> 13 K IOPS). */
+ * mapping table outgrows its cache falls off a cliff (docs/incident.md: 69 K -> 13 K IOPS). */
 static void chart_sweep(FILE *f, json_object *sweep, json_object *ref_sweep)
 {
 	struct chart c = { .W = 640, .H = 340, .L = 64, .R = 70, .T = 16, .B = 46,

@@ -38,7 +38,7 @@ uint64_t gpt_entry_lbas(uint32_t lba_size);
 const char *fmt_thousands(uint64_t v, char buf[32]);
 /* "-48,009,314,304" */
 const char *fmt_thousands_signed(int64_t v, char buf[32]);
-/* "2.048 TB" (10^12, three decimals, as the write-up writes it) */
+/* "2.048 TB" (10^12, three decimals, as docs/incident.md writes it) */
 const char *fmt_tb(uint64_t v, char buf[32]);
 /* "1.863 TiB" */
 const char *fmt_tib(uint64_t v, char buf[32]);

@@ -79,7 +79,7 @@ int sha256_buf(const void *buf, size_t len, char hex[65]);
 int sha256_fd(int fd, char hex[65], uint64_t *bytes);
 int sha256_path(const char *path, char hex[65], uint64_t *bytes);
 
-/* The node's host name (short form, as the write-up names nodes: dgx4). */
+/* The node's host name (short form, as docs/incident.md names nodes: dgx4). */
 const char *host_name(void);
 /* ISO 8601 UTC time ("2026-11-04T10:00:00Z") of a wall-clock time. */
 void iso8601_utc(time_t t, char buf[32]);

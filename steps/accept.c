@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* accept: the embedded io_uring acceptance harness against the write-up's gates, plus engine gates. */
+/* accept: the embedded io_uring acceptance harness against the incident's gates, plus engine gates. */
 #include "steps.h"
 
 #include <fcntl.h>
@@ -177,7 +177,7 @@ static json_object *hist_bins_json(const struct hist *h)
 	return o;
 }
 
-/* Run one pass and describe it as DESIGN.md §6's run object. */
+/* Run one pass and describe it as a run object (docs/design.md, Record contracts). */
 static int do_run(const struct ctx *ctx, const struct io_target *t, const struct opts *o, const struct plan_run *pr,
 		  uint64_t ws, uint64_t offset, uint64_t seed, const char *label, unsigned k, unsigned n,
 		  json_object **out, bool *clean)
@@ -948,7 +948,7 @@ static void judge_harness(struct accept_job *j)
 			break;
 }
 
-/* --sweep: the write-up's collapse curve (69 K -> 13 K IOPS on the bad drive, flat on a good
+/* --sweep: the incident's collapse curve (69 K -> 13 K IOPS on the bad drive, flat on a good
  * one), run and judged. Returns -1 to go on, else an error's exit code. */
 static int run_sweep(struct accept_job *j)
 {
@@ -1023,7 +1023,7 @@ static int run_sweep(struct accept_job *j)
 	return -1;
 }
 
-/* Engine gates: the write-up's real test; the harness only predicts them. Run and judged. */
+/* Engine gates: the incident's real test; the harness only predicts them. Run and judged. */
 static void run_engine_gates(struct accept_job *j)
 {
 	struct record *rec = j->rec;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* compare: two accept results (records or reports) side by side with B/A ratios and their gates,
- * like the write-up's dgx4-vs-dgx5 table: how a candidate drive is judged against a reference node. */
+ * like the incident's dgx4-vs-dgx5 table: how a candidate drive is judged against a reference node. */
 #include "steps.h"
 #include "report.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fleet: N nodes' records or reports in one view: drive model and class, the delta against the
- * target, the recommended path, accept figures divided by a reference node's (the write-up judged
+ * target, the recommended path, accept figures divided by a reference node's (docs/incident.md judged
  * dgx4's XG7000 against dgx5), gates, and each node's status. */
 #include "steps.h"
 #include "nodes.h"

@@ -92,7 +92,7 @@ static json_object *smart_json(const struct nvme_smart *m)
 	jset_u64(o, "thm_temp2_trans_count", m->thm_temp2_trans_count);
 	jset_u64(o, "thm_temp1_total_time", m->thm_temp1_total_time);
 	jset_u64(o, "thm_temp2_total_time", m->thm_temp2_total_time);
-	/* The same in the write-up's units. */
+	/* The same in the incident's units. */
 	jset_temp_c(o, "temperature_c", m->temperature_k);
 	json_object_object_add(o, "data_read_bytes", rd_ok ? json_object_new_uint64(rd) : NULL);
 	json_object_object_add(o, "data_written_bytes", wr_ok ? json_object_new_uint64(wr) : NULL);
@@ -332,7 +332,7 @@ static enum status health_of(const struct side *s, char **text)
 		free(t);
 		nvme_data_units_bytes(m->data_units_read, &rd);
 		nvme_data_units_bytes(m->data_units_written, &wr);
-		/* The write-up's line: "96 h powered, 54.9 TB read / 13.4 TB written, media_errors 0 ..." */
+		/* The incident's line: "96 h powered, 54.9 TB read / 13.4 TB written, media_errors 0 ..." */
 		t = xasprintf("%" PRIu64 " h powered, %s read / %s written, %" PRIu64 " media errors, %u error-log "
 			      "entries%s, %d °C",
 			      m->power_on_hours, fmt_tb(rd, b[0]), fmt_tb(wr, b[1]), m->media_errors,

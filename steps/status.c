@@ -3,7 +3,7 @@
 #include "steps.h"
 #include "report.h"
 
-/* Path 1 of the write-up (recommended) and path 2. */
+/* Path 1 of docs/incident.md (recommended) and path 2. */
 static const char *const path_fresh[] = { "preflight", "backup", "restore", "verify", "accept", "report", NULL };
 static const char *const path_clone[] = { "preflight", "backup", "plan", "clone", "verify", "accept", "report", NULL };
 
@@ -77,7 +77,7 @@ int step_status_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	}
 #define REC(name) ({ json_object *_o = NULL; for (size_t _i = 0; _i < n; _i++) if (streq(names[_i], name)) _o = recs[_i]; _o; })
 	/* The chosen path: --path, else the records (a clone or a restore says which was taken), else
-	 * preflight's possible paths, else path 1, the write-up's recommendation. */
+	 * preflight's possible paths, else path 1, the incident's recommendation. */
 	if (!path_arg) {
 		json_object *pre = REC("preflight");
 		path_from = "records";

@@ -135,13 +135,13 @@ chmod 600 "$TMP/id"
 [ "$(ssh-keygen -y -f "$TMP/id" | cut -d' ' -f1,2)" = "$(cut -d' ' -f1,2 "$TMP/dump/$(printf '%s' "$OUT" |
 	jq '.files | to_entries[] | select(.value.path == "/home/nv/.ssh/id_ed25519.pub") | .key')")" ] ||
 	fail "id_ed25519 does not match id_ed25519.pub"
-# the write-up's directory sizes, to the byte
+# the incident's directory sizes, to the byte
 for d in "/home/nv/flare-pkgs 477000000000" "/home/nv/.cache/flare 738000000000"; do
 	set -- $d
 	jeq ".directories[] | select(.path == \"$1\") | .bytes" "$2"
 done
 jeq '.sparse_files[] | select(.path == "/home/nv/.cache/flare/packages/pkg/weights/engram-0-weights.safetensors") | .size_bytes' 98000000000
-# 1.33 TiB allocated: JSON against the write-up (1 %), and against the filesystem's own block counts
+# 1.33 TiB allocated: JSON against docs/incident.md (1 %), and against the filesystem's own block counts
 alloc=$(printf '%s' "$OUT" | jq .allocated_bytes)
 within "$alloc" 1462000000000 1 || fail "allocated $alloc is not 1.33 TiB"
 st=$(dbg 'stat /home/nv/.cache/flare/packages/pkg/weights/engram-0-weights.safetensors')

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# preflight on the incident's exact geometry: every figure of the write-up, to the byte.
+# preflight on the incident's exact geometry: every figure of docs/incident.md, to the byte.
 . "$SRCDIR/tests/lib.sh"
 
 src="$TMP/dgx4.img"
@@ -77,7 +77,7 @@ run 4 "$SWAPTOOL" --state "$STATE" --json preflight "$src" --target "$TMP/mp600.
 check_incident
 ok "sector and image targets"
 
-# Human output: the write-up's figures in bytes, TB and TiB, and one verdict line.
+# Human output: the incident's figures in bytes, TB and TiB, and one verdict line.
 run 4 "$SWAPTOOL" --state "$STATE" --no-color preflight "$src" --target 2000398934016 --home /home/nv
 contains "2,048,408,248,320"
 contains "2,000,398,934,016"

@@ -11,7 +11,7 @@ N=$SRCDIR/fixtures/nvme
 pf() { "$SWAPTOOL" --state "$STATE" preflight "$@"; }
 check() { jeq "[.checks[] | select(.id == \"$1\") | .status][0]" "$2"; }
 
-# The incident's drive, with the write-up's numbers: wrong class (warn), healthy (pass), exit 0.
+# The incident's drive, with the incident's numbers: wrong class (warn), healthy (pass), exit 0.
 run 0 pf "$img" --target 2000398934016 --from-dumps "$N/xg7000" --json
 check drive-class warn
 check health pass
@@ -45,7 +45,7 @@ jeq .source_identity.namespace_note null
 jeq .source.vid 0x1e4b
 ok "xg7000: avoid, healthy"
 
-# The same for people: the identity table and the write-up's units.
+# The same for people: the identity table and the incident's units.
 run 0 pf "$img" --target 2000398934016 --from-dumps "$N/xg7000" --no-color
 contains "XG7000-2TB 2242"
 contains "40 MB (hmpre 10240)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# backup: the write-up's set as a gzip pax tarball, manifest first, hashes checked with sha256sum,
+# backup: the incident's set as a gzip pax tarball, manifest first, hashes checked with sha256sum,
 # modes/owners/xattrs/ACLs read back by GNU tar, required files, unreadable files, sockets, links.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/fixtures/backup-lib.sh"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Synthetic step records (DESIGN.md §6 shapes, the write-up's numbers) for the report tests: sourced.
+# Synthetic step records (docs/design.md shapes, the incident's numbers) for the report tests: sourced.
 
 # write_records DIR: a finished fresh-install swap of dgx4 that passes everything: preflight
 # (the clone-trap finding: verdict trap, raw clone impossible, both other paths possible),
@@ -92,7 +92,7 @@ EOF
 EOF
 }
 
-# dgx4_accept FILE: the write-up's dgx4 XG7000 numbers at 98 GB (the failing candidate), no engine gates.
+# dgx4_accept FILE: the incident's dgx4 XG7000 numbers at 98 GB (the failing candidate), no engine gates.
 dgx4_accept() {
 	cat >"$1" <<'EOF'
 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# status: steps, verdicts, why and the next step per path; compare: the write-up's dgx4-vs-dgx5 table.
+# status: steps, verdicts, why and the next step per path; compare: the incident's dgx4-vs-dgx5 table.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/cli/50-records.lib.sh"
 
@@ -62,7 +62,7 @@ jeq .next.step report
 jeq .next.why "the report is older than the 'accept' record: make it again"
 ok "status: failures, engine gates, stale report"
 
-# compare: dgx5 (reference) vs dgx4 (the XG7000), the write-up's 98 GB rows
+# compare: dgx5 (reference) vs dgx4 (the XG7000), the incident's 98 GB rows
 dgx5_accept "$TMP/a5.json"
 dgx4_accept "$TMP/a4.json"
 run 1 "$SWAPTOOL" --json compare "$TMP/a5.json" "$TMP/a4.json"

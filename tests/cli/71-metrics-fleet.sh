@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # metrics: records and reports as node_exporter textfile metrics, checked by promtool and against the
-# records' own numbers; fleet: the write-up's dgx4-vs-dgx5 comparison as N nodes with a reference;
+# records' own numbers; fleet: the incident's dgx4-vs-dgx5 comparison as N nodes with a reference;
 # both read hostile records without trusting a field's type.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/cli/50-records.lib.sh"
@@ -19,7 +19,7 @@ has() { grep -qxF -- "$1" "$TMP/m.prom" || { grep -F "${1%%\{*}" "$TMP/m.prom" >
 hasnt() { ! grep -qF -- "$1" "$TMP/m.prom" || fail "metrics hold: $1"; }
 
 # inputs: dgx4's real preflight (the XG7000's nvme-cli dumps, a disk smaller than the source), the
-# write-up's accept numbers of dgx4 and dgx5, and a report of a finished swap of dgx7
+# incident's accept numbers of dgx4 and dgx5, and a report of a finished swap of dgx7
 "$MKDISK" incident "$TMP/src.img" >/dev/null
 run 4 "$SWAPTOOL" --state "$TMP/pfs" --json preflight "$TMP/src.img" --target 2000398934016 \
 	--from-dumps "$SRCDIR/fixtures/nvme/xg7000" --target-model "Corsair MP600 Mini 2TB"
@@ -135,7 +135,7 @@ promcheck "$TMP/m.prom"
 has "swaptool_accept_iops{$A4,run=\"rand16\",mode=\"randread\",inflight=\"16\"} 61000"
 ok "metrics: hostile records"
 
-# fleet: dgx4 (the XG7000, failing) against dgx5 (the reference), as the write-up compares them
+# fleet: dgx4 (the XG7000, failing) against dgx5 (the reference), as docs/incident.md compares them
 run 1 "$SWAPTOOL" --json fleet "$TMP/pf4.json" "$TMP/a4.json" "$TMP/a5.json" "$TMP/r7/out/report.json" --reference dgx5
 jeq '.reference.host' dgx5
 jeq '.reference.from' option

@@ -8,7 +8,7 @@
  * fails with EIO when b % N == N - 1. The latency of a read is base-us while the span of the last
  * 64 read offsets fits in --cache bytes (the "mapping table" fits), and grows towards
  * base-us + miss-us as the span exceeds it: uniform reads over a working set W > cache miss with
- * probability about 1 - cache/W, like the write-up's 40 MB HMB against a 98 GB table. */
+ * probability about 1 - cache/W, like the incident's 40 MB HMB against a 98 GB table. */
 #define FUSE_USE_VERSION 31
 
 #include <errno.h>

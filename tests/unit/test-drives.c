@@ -20,7 +20,7 @@ static void test_catalogue(void)
 	enum drive_verdict v = DRIVE_UNKNOWN;
 	struct drive_class c;
 
-	/* The write-up's drives, by the model strings they report (or that people type). */
+	/* The incident's drives, by the model strings they report (or that people type). */
 	CHECK_STR(lookup("XG7000-2TB 2242", &v), "KingSpec XG7000");
 	CHECK(v == DRIVE_AVOID);
 	CHECK_STR(lookup("ESL01TBTLCZ-27J2-TYN", &v), "ESL01TBTLCZ-27J2-TYN");

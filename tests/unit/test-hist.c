@@ -93,7 +93,7 @@ int main(void)
 	for (size_t i = 0; i < n; i++)
 		v[i] = (uint64_t)(100000.0 * exp(gauss()));
 	check_dist("lognormal", v, n);
-	/* bimodal: 98.5 % around 69 us (the hot-slice p50 of the write-up), 1.5 % a 10 ms tail */
+	/* bimodal: 98.5 % around 69 us (the hot-slice p50 of docs/incident.md), 1.5 % a 10 ms tail */
 	for (size_t i = 0; i < n; i++)
 		v[i] = rnd() % 1000 < 985 ? (uint64_t)(69000.0 * exp(0.2 * gauss()))
 					  : (uint64_t)(10000000.0 * exp(0.1 * gauss()));

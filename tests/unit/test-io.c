@@ -82,7 +82,7 @@ static void synthetic_gates(void)
 	json_object *run;
 	size_t n;
 
-	/* the write-up's dgx4 at 98 GB: 12.9 K IOPS, p50 1,183 us: both gates fail */
+	/* the incident's dgx4 at 98 GB: 12.9 K IOPS, p50 1,183 us: both gates fail */
 	run = json_tokener_parse("{\"iops\": 12900, \"lat_us\": {\"p50\": 1183.0, \"p99_9\": 4600.0}}");
 	n = io_gates_eval(&rand16, "rand16", run, g);
 	CHECK_U64(n, 2);

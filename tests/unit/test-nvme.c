@@ -67,7 +67,7 @@ static void test_xg7000(void)
 	CHECK(load("xg7000", &n, &why) == 0);
 	if (why)
 		fprintf(stderr, "%s\n", why);
-	/* The write-up's identity table. */
+	/* The incident's identity table. */
 	CHECK_STR(n.mn, "XG7000-2TB 2242");
 	CHECK_STR(n.fr, "GT0d9d63");
 	CHECK_U64(n.vid, 0x1e4b);
@@ -83,7 +83,7 @@ static void test_xg7000(void)
 		CHECK_U64(n.ns[0].size_bytes, 2048408248320ull);
 		CHECK_STR(fmt_tib(n.ns[0].size_bytes, b), "1.863 TiB");
 	}
-	/* The write-up's health line: 96 h, 54.9 TB read / 13.4 TB written, 0 media errors, 42 °C. */
+	/* The incident's health line: 96 h, 54.9 TB read / 13.4 TB written, 0 media errors, 42 °C. */
 	CHECK(n.have_smart);
 	CHECK_U64(n.smart.power_on_hours, 96);
 	CHECK(nvme_data_units_bytes(n.smart.data_units_read, &bytes) == 0);

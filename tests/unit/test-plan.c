@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* plan: the action model, fingerprint and script generator on the incident's layout (built in
- * memory, with the write-up's figures), and path 2 refused with its reason. */
+ * memory, with the incident's figures), and path 2 refused with its reason. */
 #include "util.h" /* first: record.h uses bool */
 #include "plan.h"
 #include "record.h"
@@ -164,7 +164,7 @@ int main(void)
 	CHECK(strstr(p.acts[6].command, "attrs=\"RequiredPartition\"") != NULL);
 	CHECK(strstr(p.acts[6].title, "3,907,029,167") != NULL);
 
-	/* path 1: the profile's commands and the write-up's figures */
+	/* path 1: the profile's commands and the incident's figures */
 	CHECK(p.nfresh >= 9);
 	CHECK_STR(p.fresh[0].command, "swaptool backup");
 	CHECK(strstr(p.fresh[6].title, "~50 min") != NULL);

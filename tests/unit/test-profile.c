@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The built-in profile holds the write-up's values; INI files override them; bad files name file, line, key. */
+/* The built-in profile holds the incident's values; INI files override them; bad files name file, line, key. */
 #include "util.h"
 #include "profile.h"
 #include "tap.h"

@@ -31,7 +31,7 @@ int main(void)
 	struct lba_geometry g;
 	char buf[32];
 
-	/* The target of the write-up, every form. */
+	/* The target of docs/incident.md, every form. */
 	CHECK_U64(ok("2000398934016", 512), 2000398934016ULL);
 	CHECK_U64(ok("3907029168s", 512), 2000398934016ULL);
 	CHECK_U64(ok("488378646s", 4096), 2000398934016ULL);
@@ -55,7 +55,7 @@ int main(void)
 	refused("12 parsecs", EINVAL);
 	refused("1.5s", EINVAL);
 
-	/* Seed geometry (DESIGN.md §6). */
+	/* Seed geometry (docs/design.md). */
 	CHECK(lba_geometry(2048408248320ULL, 512, &g) == 0);
 	CHECK_U64(g.lba_count, 4000797360ULL);
 	CHECK_U64(g.last_lba, 4000797359ULL);

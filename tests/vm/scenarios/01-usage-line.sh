@@ -20,7 +20,7 @@ host() {
 	check
 }
 
-# The figures of the README ("On the incident's pair, ...") and the write-up, to the byte.
+# The figures of the README ("On the incident's pair, ...") and docs/incident.md, to the byte.
 check_figures() {
 	jeq .source.size_bytes 2048408248320
 	jeq .source.lba_size 512
