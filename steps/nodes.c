@@ -89,16 +89,17 @@ static void add_input(struct node_set *set, const char *path, const char *kind, 
 
 int nodes_add_file(struct ctx *ctx, struct node_set *set, const char *path)
 {
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *text = NULL, *why = NULL;
 	json_object *doc, *steps;
 	const char *schema, *step, *host;
 	struct node *n;
-	int r = read_file_all(path, INPUT_MAX, &text, NULL);
+	/* a FIFO, a device or a directory is refused before a byte is read (no hang) */
+	int r = read_input(path, INPUT_MAX, 0, &text, NULL, &why);
 
 	if (!set->inputs)
 		set->inputs = json_object_new_array();
 	if (r < 0)
-		return ctx_error(ctx, EXIT_FAILED, "cannot read '%s': %s", path, strerror(-r));
+		return ctx_error(ctx, EXIT_FAILED, "cannot read '%s': %s", path, why);
 	doc = json_tokener_parse(text);
 	if (!doc || !json_object_is_type(doc, json_type_object)) {
 		json_object_put(doc);

@@ -186,3 +186,17 @@ jeq '.nodes[0].accept.runs[0].iops_ratio' null
 jeq '.nodes[0].accept.runs[0].mb_s_ratio' 0.161
 jeq '.nodes[0].accept.gates.total' 0
 ok "fleet: dgx4 against dgx5, reference, exit codes, hostile fields"
+
+# inputs that would hang or never end: a FIFO, a character device, a directory: exit 3 at once
+mkfifo "$TMP/fifo"
+for step in metrics fleet; do
+	for bad in "$TMP/fifo" /dev/zero "$TMP"; do
+		run 3 timeout 20 "$SWAPTOOL" "$step" "$TMP/a4.json" "$bad"
+		case $bad in
+		"$TMP/fifo") contains "it is a FIFO, not a regular file" ;;
+		/dev/zero) contains "it is a character device, not a regular file" ;;
+		*) contains "it is a directory" ;;
+		esac
+	done
+done
+ok "metrics and fleet: a FIFO, /dev/zero or a directory as input is refused at once"
