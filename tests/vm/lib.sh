@@ -65,6 +65,8 @@ vm_guest_inputs() {
 		echo "$p"
 	done
 	for f in "${VM_FILES[@]}"; do [ -r "$f" ] && echo "$f"; done
+	# the C.UTF-8 locale swaptool sets for its tables ("°C" as UTF-8, not \xc2\xb0)
+	[ -d /usr/lib/locale/C.utf8 ] && find /usr/lib/locale/C.utf8 -type f
 	for c in "${VM_TOOLS[@]}"; do type -P "$c"; done | sort -u | xargs ldd 2>/dev/null |
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }'
 	ldd "$SWAPTOOL" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }'

@@ -70,7 +70,7 @@ check() {
 	for s in "KS24XG7K2T0000D4" "QEMU NVMe Ctrl" "4,000,797,360 LBAs x 512 B" "-48,009,314,304" \
 		"backup header at LBA 4,000,797,359" "past the target's last LBA 3,907,029,167" \
 		"p2 ends at LBA 4,000,797,326, past the target's last usable LBA 3,907,029,134" \
-		"488,247,313" "a raw clone cannot fit" "0 error-log entries" "verdict: FAIL"; do
+		"488,247,313" "a raw clone cannot fit" "0 error-log entries" "verdict: TRAP"; do
 		contains "$s"
 	done
 	ok "the usage line, verbatim: exit 4 (the clone trap, a path exists) with the README's figures"

@@ -83,7 +83,7 @@ before_swap() {
 	export SUDO_USER=nv
 	# The namespace's block device: backup's location check compares block devices (given the
 	# controller, /dev/nvme0, it does not see that the tarball lies on nvme0n1).
-	run preflight 1 swaptool --state "$STATE" --json preflight /dev/nvme0n1 --target 2000398934016
+	run preflight 4 swaptool --state "$STATE" --json preflight /dev/nvme0n1 --target 2000398934016
 	run backup 0 swaptool --state "$STATE" --json backup --root /node --home /home/nv \
 		--out /node/home/nv/dgx4-config.tar.gz --copy-to /stick
 	cp /stick/dgx4-config.tar.gz /out/
