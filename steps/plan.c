@@ -115,7 +115,7 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	struct layout l = { 0 };
 	struct plan p = { 0 };
 	json_object *pj;
-	char b[3][32];
+	char b[4][32];
 	int r;
 
 	r = parse_args(ctx, argc, argv, &a);
@@ -149,6 +149,16 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		jset_u64(c, "new_end_lba", last->tgt_end_lba);
 		jset_u64(c, "new_block_count", last->new_block_count);
 		jset_u64(c, "backup_header_lba", p.tgt_geo.last_lba);
+		{
+			uint64_t data, past = plan_past_cut_bytes(&p, &data);
+			double secs = plan_clone_seconds(&p);
+
+			record_check(rec, "clone-cost", ST_PASS,
+				     "path 2 moves %s B that lie past the new end (%s B of it file data); a rehearsal needs %s "
+				     "of scratch space; the clone takes about %.0f min at %.1f GB/s",
+				     fmt_thousands(past, b[0]), fmt_thousands(data, b[1]),
+				     fmt_decimal(plan_rehearse_need(&p), b[2]), secs / 60 < 1 ? 1 : secs / 60, PLAN_RATE / 1e9);
+		}
 	} else
 		record_check(rec, "fs-clone", ST_WARN, "path 2 is not possible: %s; only path 1 is offered", p.clone_why);
 
