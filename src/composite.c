@@ -9,6 +9,7 @@
 #include <fuse.h>
 #include <linux/falloc.h>
 #include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -541,7 +542,15 @@ int composite_mount(const char *dir, const struct composite_opts *o, struct comp
 		return set_why(why, -ENOTSUP, "cannot mount a FUSE file system on '%s': is /dev/fuse there (modprobe fuse)?",
 			       dir);
 	}
-	r = -pthread_create(&c->thread, NULL, loop, c);
+	{
+		/* SIGINT and SIGTERM belong to the main thread, whose wait for resize2fs they cut */
+		sigset_t all, old;
+
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		r = -pthread_create(&c->thread, NULL, loop, c);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
 	if (r < 0) {
 		fuse_unmount(c->fuse);
 		fuse_destroy(c->fuse);

@@ -28,6 +28,9 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The stop flag of the run in progress (plan_apply's), seen by run_tool. */
+static volatile sig_atomic_t *g_stop;
+
 /* Run a tool with an argument vector (no shell); its output (stdout+stderr, last 4 KiB) in *out. */
 static int run_tool(char *const argv[], char **out)
 {
@@ -60,8 +63,13 @@ static int run_tool(char *const argv[], char **out)
 	for (;;) {
 		ssize_t n = read(pipefd[0], buf, sizeof(buf));
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
+			/* interrupted (SIGINT, SIGTERM): the tool stops with us, so that what it works on
+			 * (a composite file) can be unmounted */
+			if (g_stop && *g_stop)
+				kill(pid, SIGKILL);
 			continue;
+		}
 		if (n <= 0)
 			break;
 		tail_append(tail, sizeof(tail), &tlen, buf, (size_t)n);
@@ -484,6 +492,7 @@ static int act_grow(struct run *R, const struct plan_action *a)
 	char *fsck[] = { "e2fsck", "-fy", dev, NULL };
 	char *rs[] = { "resize2fs", dev, n, NULL };
 	uint64_t blocks = 0;
+	struct stat st;
 	int r;
 
 	/* e2fsck -fy first: resize2fs insists on a check after the last mount, and the copy
@@ -494,7 +503,30 @@ static int act_grow(struct run *R, const struct plan_action *a)
 			       last_line(out));
 	free(out);
 	out = NULL;
-	r = run_tool(rs, &out);
+	if (stat(R->env->tgt, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* resize2fs sets an image file's size to the filesystem's, blind to ?offset=: it would
+		 * cut the target image short by the partition's offset. Through a composite file that
+		 * is all target, its truncate changes nothing. */
+		_cleanup_close_ int tfd = open(R->env->tgt, O_RDWR | O_CLOEXEC);
+		struct composite_opts o = { .src_fd = -1, .tgt_fd = tfd, .tgt_off = a->tgt_offset,
+					    .cut = a->blocks_to * (uint64_t)a->block_size,
+					    .size = a->blocks_to * (uint64_t)a->block_size };
+		const char *dir = R->env->scratch ? R->env->scratch : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+		struct composite *c = NULL;
+		int q;
+
+		if (tfd < 0)
+			return set_why(&R->env->why, -errno, "cannot open the target '%s': %m", R->env->tgt);
+		r = composite_mount(dir, &o, &c, &w);
+		if (r < 0)
+			return set_why(&R->env->why, r, "cannot present partition %u to resize2fs: %s", a->part, w ? w : strerror(-r));
+		rs[1] = (char *)composite_path(c);
+		r = run_tool(rs, &out);
+		q = composite_unmount(c, NULL);
+		if (r == 0 && q < 0)
+			return set_why(&R->env->why, q, "I/O error under resize2fs of partition %u: %s", a->part, strerror(-q));
+	} else
+		r = run_tool(rs, &out);
 	if (r != 0)
 		return set_why(&R->env->why, -EIO, "resize2fs of partition %u on the target failed (exit %d): %s", a->part, r,
 			       last_line(out));
@@ -671,6 +703,7 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 
 	if (!p->clone_possible || !p->nacts)
 		return set_why(&env->why, -ENOSPC, "path 2 is not possible: %s", p->clone_why);
+	g_stop = env->copy.stop;
 	for (size_t i = 0; i < p->nacts; i++) {
 		const struct plan_action *a = &p->acts[i];
 		double t0 = now_s();
@@ -708,6 +741,7 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 		if (r < 0)
 			break;
 	}
+	g_stop = NULL;
 	free(R.detail);
 	return r;
 }

@@ -162,7 +162,7 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	struct plan p = { 0 };
 	struct plan_env env = { 0 };
 	struct clone_ui ui = { .ctx = ctx, .rec = rec };
-	struct sigaction sa = { .sa_handler = on_sigint }, old;
+	struct sigaction sa = { .sa_handler = on_sigint }, old, oldterm;
 	json_object *cj;
 	bool fp_checked;
 	int r;
@@ -194,6 +194,9 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		goto out;
 	stop_flag = 0;
 	sigaction(SIGINT, &sa, &old);
+	/* SIGTERM stops the clone the same way: the tools it runs stop, the composite file of the
+	 * shrink is unmounted, and the message says where the target stands */
+	sigaction(SIGTERM, &sa, &oldterm);
 	ui.actions = json_object_new_array();
 	env.src = a.source;
 	env.tgt = a.target;
@@ -205,6 +208,7 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	env.ud = &ui;
 	r = plan_apply(&p, &env);
 	sigaction(SIGINT, &old, NULL);
+	sigaction(SIGTERM, &oldterm, NULL);
 	out_progress_end(ctx);
 
 	if (r < 0) {

@@ -190,7 +190,9 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 		r = plan_rehearse(&p, scratch, &copy, &res, &why);
 		out_progress_end(ctx);
-		if (r < 0 && r != -ENOSPC) {
+		/* path 2 impossible is a finding (exit 1); a scratch directory without the room
+		 * the rehearsal needs means it could not run (exit 3), like an unusable one */
+		if (r < 0 && (r != -ENOSPC || p.clone_possible)) {
 			json_object_put(res.actions);
 			json_object_put(res.checks);
 			json_object_put(rj);
