@@ -143,10 +143,11 @@ static void add_shrink(struct plan *p, const struct plan_part *pp)
 	a->blocks_to = pp->new_block_count;
 	a->destructive = true;
 	a->title = xasprintf("shrink the ext4 of partition %u on its way to the target from %s to %s blocks of %u B (%s B): "
-			     "resize2fs moves the %s B in use past the new end into the target; the source is only read",
+			     "what is in use past the new end%s%s%s moves into the target; the source is only read",
 			     pp->number, fmt_thousands(pp->block_count, b[0]), fmt_thousands(pp->new_block_count, b[1]),
 			     pp->block_size, fmt_thousands(pp->new_block_count * pp->block_size, b[2]),
-			     fmt_thousands(pp->past_cut_bytes, b[3]));
+			     plan_with_cost ? " (" : "", plan_with_cost ? fmt_thousands(pp->past_cut_bytes, b[3]) : "",
+			     plan_with_cost ? " B)" : "");
 	a->precondition = xasprintf("e2fsck clean; the used blocks below block %" PRIu64 " copied; at least %" PRIu64
 				    " blocks (min_blocks) needed",
 				    pp->new_block_count, pp->min_blocks);
@@ -312,6 +313,8 @@ static void build_clone(struct plan *p)
 /* What a shrink on the way costs: the bytes in use past the new end (resize2fs reads and writes
  * them), of those the file data, and the metadata a rehearsal copies. Unknown (0) when the
  * filesystem cannot be read here. */
+bool plan_with_cost = true;
+
 static void plan_part_cost(const char *path, struct plan_part *pp)
 {
 	struct ext_past past;
@@ -383,7 +386,8 @@ int plan_build(const struct layout *l, const struct profile *prof, const char *t
 			pp->new_block_count = fit->new_block_count ? fit->new_block_count : f->ext.block_count;
 			if (pp->new_block_count < pp->block_count)
 				p->needs_shrink = true;
-			plan_part_cost(l->src->path, pp);
+			if (plan_with_cost)
+				plan_part_cost(l->src->path, pp);
 		}
 	}
 	if (home && prof->refetch_paths.n) {
@@ -547,7 +551,7 @@ json_object *plan_json(const struct plan *p)
 	jset_bool(clone, "possible", p->clone_possible);
 	jset_str(clone, "why_not", p->clone_possible ? NULL : p->clone_why);
 	jset_bool(clone, "needs_shrink", p->needs_shrink);
-	if (p->clone_possible) {
+	if (p->clone_possible && plan_with_cost) {
 		json_object *cost = json_object_new_object();
 		uint64_t data, past = plan_past_cut_bytes(p, &data);
 

@@ -106,6 +106,9 @@ void plan_free(struct plan *p);
  * shrink moves; *data: of them, file data); the scratch space a rehearsal needs; the clone's
  * time in seconds, estimated at PLAN_RATE read and written. */
 #define PLAN_RATE 1.9e9 /* bytes/s: the write-up's sequential NVMe rate */
+/* plan_build reads the filesystems for these figures (two inode scans, seconds on the incident's
+ * disk) unless this is false: clone has no use for them. */
+extern bool plan_with_cost;
 uint64_t plan_past_cut_bytes(const struct plan *p, uint64_t *data);
 uint64_t plan_rehearse_need(const struct plan *p);
 double plan_clone_seconds(const struct plan *p);

@@ -375,6 +375,7 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 	struct composite_stats cs = { 0 };
 	struct reloc_stats rs;
 	struct composite *c = NULL;
+	double t_reloc = 0, t_rs = 0, t_end = 0;
 	struct ext_past past;
 	uint64_t blocks = 0;
 	const char *dir = env->scratch ? env->scratch : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -407,6 +408,7 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 	}
 	/* file data first, one extent at a time; then resize2fs moves what is left (metadata) and
 	 * writes the smaller filesystem */
+	t_reloc = now_s();
 	{
 		struct reloc_opts ro = { .stop = env->copy.stop, .progress = env->copy.progress, .ud = env->copy.ud,
 					 .total = past.used_bytes };
@@ -424,7 +426,9 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 
 		/* -f: it skips only resize2fs's "run e2fsck -f first" (e2fsck -fn ran on the source
 		 * one action before) and its minimum-size check (the plan checked min_blocks) */
+		t_rs = now_s();
 		r = run_tool(argv, &out);
+		t_end = now_s();
 	}
 	q = composite_unmount(c, &cs);
 	ext_past_free(&past);
@@ -441,10 +445,12 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 		return set_why(&env->why, -EIO, "after resize2fs partition %u on the target has %" PRIu64 " blocks, not %" PRIu64,
 			       a->part, blocks, a->blocks_to);
 	R->detail = xasprintf("%" PRIu64 " -> %" PRIu64 " blocks on the target; %s B in use past the new end moved "
-			      "(%s B of it data; %" PRIu64 " extents of %" PRIu64 " files moved whole, the rest by resize2fs); %s B read from the source, %s B written to the target (%s B more of zeros "
+			      "(%s B of it data; %" PRIu64 " extents of %" PRIu64 " files moved whole in %.1f s, the rest by "
+			      "resize2fs in %.1f s); %s B read from the source, %s B written to the target (%s B more of zeros "
 			      "left as holes), %s B written above the new end kept in memory; the source was not written",
 			      a->blocks_from, a->blocks_to, fmt_thousands(past.used_bytes, b[0]),
-			      fmt_thousands(past.data_bytes, b[1]), rs.extents, rs.inodes, fmt_thousands(cs.src_read_bytes, b[2]),
+			      fmt_thousands(past.data_bytes, b[1]), rs.extents, rs.inodes, t_rs - t_reloc, t_end - t_rs,
+			      fmt_thousands(cs.src_read_bytes, b[2]),
 			      fmt_thousands(cs.tgt_write_bytes, b[3]), fmt_thousands(cs.tgt_zero_bytes, b[4]),
 			      fmt_thousands(cs.overlay_bytes, b[5]));
 	return 0;

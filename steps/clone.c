@@ -181,6 +181,7 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	if (plan_overlaps(a.source, a.target))
 		return ctx_error(ctx, EXIT_FAILED, "the target '%s' is the source '%s' or overlaps it; name the new drive",
 				 a.target, a.source);
+	plan_with_cost = false; /* the shrink measures what it moves itself */
 	r = plan_for(ctx, a.source, a.image_lba_size, a.target, a.target_lba_size, NULL, &src, &l, &p);
 	disk_close(&src);
 	if (r)

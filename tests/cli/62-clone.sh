@@ -65,6 +65,7 @@ rm -f "$TMP/other.img"
 ok "refusals leave source and target unchanged"
 
 # The clone. The source is only read: its whole content, hole map and times stay as they were.
+sync "$S"   # writeback settled: the digest reads the file as it stays
 src0=$(sparse_digest "$S")
 run 0 "$SWAPTOOL" "${P[@]}" --json clone "$S" "$T" --yes
 jeq .verdict pass

@@ -14,6 +14,7 @@ need_root
 S=$TMP/src.img
 off=$(jq -r '.partition_table.partitions[1].fs.offset_bytes' "$TMP/src.json")
 cut=488247313
+sync "$S"   # writeback settled: the digest reads the file as it stays
 src0=$(sparse_digest "$S")
 
 # The fixture: at least 30 GB allocated past block 488,247,313, and written files there.
