@@ -4,12 +4,20 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "disk.h"
 #include "layout.h"
 #include "plan.h"
 #include "size.h"
+
+static volatile sig_atomic_t rehearse_stop;
+static void on_stop(int sig)
+{
+	(void)sig;
+	rehearse_stop = 1;
+}
 
 struct plan_args {
 	const char *source, *target_spec, *script, *scratch, *home, *path;
@@ -183,13 +191,30 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 	if (a.rehearse) {
 		struct rehearse_result res;
-		struct copy_opts copy = { .progress = plan_progress, .ud = ctx };
+		struct copy_opts copy = { .progress = plan_progress, .ud = ctx, .stop = &rehearse_stop };
 		_cleanup_free_ char *why = NULL;
 		const char *scratch = a.scratch ? a.scratch : getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
 		json_object *rj = json_object_new_object();
+		struct sigaction sa = { .sa_handler = on_stop }, oi, ot;
 
+		/* SIGINT and SIGTERM stop the rehearsal at the next step and let it remove its scratch
+		 * files and unmount the shrink's composite file, instead of leaving them */
+		rehearse_stop = 0;
+		sigaction(SIGINT, &sa, &oi);
+		sigaction(SIGTERM, &sa, &ot);
 		r = plan_rehearse(&p, scratch, &copy, &res, &why);
+		sigaction(SIGINT, &oi, NULL);
+		sigaction(SIGTERM, &ot, NULL);
 		out_progress_end(ctx);
+		if (rehearse_stop) {
+			json_object_put(res.actions);
+			json_object_put(res.checks);
+			json_object_put(rj);
+			layout_free(&l);
+			plan_free(&p);
+			return ctx_error(ctx, EXIT_INTERRUPTED, "the rehearsal was interrupted; its scratch files were removed and "
+					 "nothing else was written");
+		}
 		/* path 2 impossible is a finding (exit 1); a scratch directory without the room
 		 * the rehearsal needs means it could not run (exit 3), like an unusable one */
 		if (r < 0 && (r != -ENOSPC || p.clone_possible)) {

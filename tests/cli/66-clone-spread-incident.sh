@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # The incident's disk shaped like a used one (mkdisk spread: 1.33 TiB allocated over every block
 # group, 48 GB of it past the new end, written files among it): plan --rehearse costs metadata,
-# not data (time, scratch peak under 2 GB, a short scratch directory refused up front), and clone
-# moves what lies past the new end into the target without writing the source (its digest over
-# every byte unchanged), checked with sgdisk -v, e2fsck -fn, blkid and the files' hashes.
+# not data (time, scratch peak under 2 GB, a short scratch directory refused up front, SIGINT
+# cleans up), and clone moves what lies past the new end into the target without writing the
+# source (its digest over every byte unchanged; SIGTERM mid-shrink included), checked with
+# sgdisk -v, e2fsck -fn, blkid and the files' hashes.
 . "$SRCDIR/tests/lib.sh"
 : "${MKDISK:?run through meson test (tests/run)}"
 [ -e /dev/fuse ] || skip "no /dev/fuse: the shrink on the way needs FUSE"
@@ -38,6 +39,23 @@ run 3 "$SWAPTOOL" --state "$STATE" plan "$S" --target 2000398934016 --rehearse -
 umount "$TMP/small"
 contains "the rehearsal needs"
 ok "short scratch directory refused"
+
+# SIGINT while the rehearsal's shrink runs: exit 130, scratch files and mount gone.
+mkdir -p "$TMP/scr"
+"$SWAPTOOL" --state "$STATE" plan "$S" --target 2000398934016 --rehearse --scratch "$TMP/scr" >"$TMP/o" 2>"$TMP/e" &
+pid=$!
+for i in $(seq 1200); do
+	grep -q "$TMP/scr/.*swaptool-composite" /proc/mounts && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.05
+done
+kill -INT $pid 2>/dev/null || true
+got=0
+wait $pid || got=$?
+[ "$got" = 130 ] || { cat "$TMP/o" "$TMP/e"; fail "interrupted rehearsal exited $got, expected 130"; }
+if grep -q "$TMP/scr" /proc/mounts; then fail "a composite mount is left after SIGINT"; fi
+[ -z "$(ls -A "$TMP/scr")" ] || fail "scratch files left after SIGINT: $(ls -A "$TMP/scr")"
+ok "SIGINT during the rehearsal: exit 130, scratch removed"
 
 run 0 "$SWAPTOOL" --state "$STATE" --json plan "$S" --target 2000398934016 --rehearse --scratch "$TMP"
 jeq .rehearsal.ok true
