@@ -52,7 +52,7 @@ for t in "${sizes[@]}"; do
 	jeq '[.rehearsal.actions[] | select(.status != "pass")] | length' 0
 	rm -f "$TMP/t.img"
 	truncate -s "$t" "$TMP/t.img"
-	run 0 "$SWAPTOOL" --state "$TMP/cs" --json clone "$S" "$TMP/t.img" --yes
+	TMPDIR=$TMP run 0 "$SWAPTOOL" --state "$TMP/cs" --json clone "$S" "$TMP/t.img" --yes
 	jeq .verdict pass
 	jeq .clone.source_written false
 	e2fsck -fn "$TMP/t.img?offset=$off" >"$TMP/fsck" 2>&1 || { cat "$TMP/fsck"; fail "e2fsck -fn of the $t-byte target"; }
@@ -68,5 +68,5 @@ for t in "${sizes[@]}"; do
 done
 [ "$(sha256sum <"$S")" = "$src0" ] || fail "the source's sha256 changed"
 [ -z "$(find "$TMP" -mindepth 1 -maxdepth 1 -name 'swaptool-*')" ] || fail "scratch or mount directories left: $(ls "$TMP")"
-grep -q "swaptool-composite" /proc/mounts && fail "a composite mount is left" || true
+if grep -q "$TMP/swaptool-composite" /proc/mounts; then fail "a composite mount is left"; fi
 ok "source sha256 unchanged after ${#sizes[@]} rehearsals and clones"

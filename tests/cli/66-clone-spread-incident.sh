@@ -73,22 +73,23 @@ T=$TMP/tgt.img
 
 # SIGTERM while the shrink's composite file is mounted: exit 130, the tools stopped, nothing left
 # mounted, the target without a table, the source unchanged.
-"$SWAPTOOL" --state "$TMP/st-term" clone "$S" "$T" --yes >"$TMP/o" 2>"$TMP/e" &
+# (the composite's mount point goes under $TMPDIR: this test's own, whatever else runs)
+TMPDIR=$TMP "$SWAPTOOL" --state "$TMP/st-term" clone "$S" "$T" --yes >"$TMP/o" 2>"$TMP/e" &
 pid=$!
 for i in $(seq 1200); do
-	grep -q "swaptool-composite" /proc/mounts && break
+	grep -q "$TMP/swaptool-composite" /proc/mounts && break
 	kill -0 $pid 2>/dev/null || break
 	sleep 0.05
 done
-grep -q "swaptool-composite" /proc/mounts || { wait $pid || true; cat "$TMP/e"; fail "the shrink's composite file never appeared"; }
+grep -q "$TMP/swaptool-composite" /proc/mounts || { wait $pid || true; cat "$TMP/e"; fail "the shrink's composite file never appeared"; }
 kill -TERM $pid
 got=0
 wait $pid || got=$?
 [ "$got" = 130 ] || { cat "$TMP/o" "$TMP/e"; fail "clone stopped by SIGTERM exited $got, expected 130"; }
 grep -q "interrupted during shrink" "$TMP/e" || fail "no 'interrupted during shrink': $(cat "$TMP/e")"
 sleep 0.5
-if grep -q "swaptool-composite" /proc/mounts; then fail "a composite mount is left after SIGTERM"; fi
-if pgrep -x resize2fs >/dev/null && pgrep -af resize2fs | grep -q swaptool-composite; then fail "resize2fs left running"; fi
+if grep -q "$TMP/swaptool-composite" /proc/mounts; then fail "a composite mount is left after SIGTERM"; fi
+if pgrep -af resize2fs | grep -qF "$TMP/"; then fail "resize2fs left running"; fi
 if sfdisk -d "$T" >/dev/null 2>&1; then fail "the interrupted target carries a partition table"; fi
 [ "$(sparse_digest "$S")" = "$src0" ] || fail "the interrupted clone changed the source"
 ok "SIGTERM during the shrink: exit 130, nothing mounted, no table, source unchanged"
