@@ -451,7 +451,7 @@ int fscopy_ext_meta_runs(const char *src_path, uint64_t src_off, struct ext_runs
 }
 
 static int ext_copy(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
-		    bool meta, const struct copy_opts *o, struct copy_stats *st, char **why)
+		    uint64_t below, bool meta, const struct copy_opts *o, struct copy_stats *st, char **why)
 {
 	struct copy_stats dummy = { 0 };
 	struct ext_runs er;
@@ -465,6 +465,21 @@ static int ext_copy(const char *src_path, int src_fd, uint64_t src_off, int dst_
 	r = ext_runs(src_path, src_off, meta, &er, why);
 	if (r < 0)
 		return r;
+	/* `below`: only the blocks under the new end of a filesystem that shrinks on its way
+	 * (the rest moves down with resize2fs afterwards) */
+	if (below && below < er.block_count) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < er.nruns; i++) {
+			if (er.run[i][0] >= below)
+				break;
+			if (er.run[i][0] + er.run[i][1] > below)
+				er.run[i][1] = below - er.run[i][0];
+			k = i + 1;
+		}
+		er.nruns = k;
+		er.block_count = below;
+	}
 	if (u64_mul(er.block_count, er.block_size, &fs_bytes) < 0 || fs_bytes > dst_len) {
 		if (why) {
 			free(*why);
@@ -499,11 +514,89 @@ static int ext_copy(const char *src_path, int src_fd, uint64_t src_off, int dst_
 int fscopy_ext(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
 	       const struct copy_opts *o, struct copy_stats *st, char **why)
 {
-	return ext_copy(src_path, src_fd, src_off, dst_fd, dst_off, dst_len, false, o, st, why);
+	return ext_copy(src_path, src_fd, src_off, dst_fd, dst_off, dst_len, 0, false, o, st, why);
+}
+
+int fscopy_ext_below(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
+		     uint64_t below, const struct copy_opts *o, struct copy_stats *st, char **why)
+{
+	return ext_copy(src_path, src_fd, src_off, dst_fd, dst_off, dst_len, below, false, o, st, why);
+}
+
+void ext_past_free(struct ext_past *p)
+{
+	free(p->run);
+	p->run = NULL;
+	p->nruns = 0;
+}
+
+int fscopy_ext_past(const char *src_path, uint64_t src_off, uint64_t cut, struct ext_past *p, char **why)
+{
+	_cleanup_(ext2fs_closep) ext2_filsys fs = NULL;
+	_cleanup_free_ char *opts = xasprintf("offset=%" PRIu64, src_off);
+	struct ext_runs er;
+	blk64_t end, b;
+	errcode_t e;
+	int r;
+
+	*p = (struct ext_past){ 0 };
+	e = ext2fs_open2(src_path, opts, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
+	if (e)
+		return ext_err(why, e, "cannot open the ext filesystem in", src_path);
+	e = ext2fs_read_block_bitmap(fs);
+	if (e)
+		return ext_err(why, e, "cannot read the block bitmap of", src_path);
+	p->block_size = fs->blocksize;
+	/* inode-table blocks past each group's last used inode: never written by the kernel
+	 * (lazy init) or zeroed, so a rehearsal's copy of them is holes */
+	if (ext2fs_has_group_desc_csum(fs))
+		for (dgrp_t g = 0; g < fs->group_desc_count; g++)
+			p->itable_unused_bytes += (uint64_t)ext2fs_bg_itable_unused(fs, g) * EXT2_INODE_SIZE(fs->super) /
+						  fs->blocksize * fs->blocksize;
+	end = ext2fs_blocks_count(fs->super) - 1;
+	for (b = cut; b <= end; b++) {
+		blk64_t z;
+
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, b, end, &b))
+			break;
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, b, end, &z))
+			z = end + 1;
+		p->used_bytes += (z - b) * fs->blocksize;
+		b = z;
+	}
+	ext2fs_close_free(&fs);
+	r = ext_runs(src_path, src_off, false, &er, why);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < er.nruns; i++) {
+		uint64_t s = er.run[i][0], n = er.run[i][1];
+
+		p->all_data_bytes += n * er.block_size;
+		if (s + n <= cut)
+			continue;
+		if (s < cut) {
+			n -= cut - s;
+			s = cut;
+		}
+		p->data_bytes += n * er.block_size;
+		if (!p->run)
+			p->run = xcalloc(er.nruns, sizeof(*p->run));
+		p->run[p->nruns][0] = s * er.block_size;
+		p->run[p->nruns][1] = n * er.block_size;
+		p->nruns++;
+	}
+	ext_runs_free(&er);
+	r = ext_runs(src_path, src_off, true, &er, why);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < er.nruns; i++)
+		p->meta_bytes += er.run[i][1] * er.block_size;
+	ext_runs_free(&er);
+	return 0;
 }
 
 int fscopy_ext_meta(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
 		    const struct copy_opts *o, struct copy_stats *st, char **why)
 {
-	return ext_copy(src_path, src_fd, src_off, dst_fd, dst_off, dst_len, true, o, st, why);
+	return ext_copy(src_path, src_fd, src_off, dst_fd, dst_off, dst_len, 0, true, o, st, why);
 }

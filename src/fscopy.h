@@ -54,3 +54,23 @@ int fscopy_ext(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, u
  * for a rehearsal: an e2image -r placed straight at dst_off, holes kept. */
 int fscopy_ext_meta(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
 		    const struct copy_opts *o, struct copy_stats *st, char **why);
+/* The same, only the blocks below block `below` (the new end of a filesystem that shrinks on its
+ * way to the target; resize2fs moves the rest down afterwards). */
+int fscopy_ext_below(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
+		     uint64_t below, const struct copy_opts *o, struct copy_stats *st, char **why);
+
+/* What lies at or past block `cut` of the ext2/3/4 at `src_path`@`src_off`: blocks in use per the
+ * bitmap (what resize2fs moves), and of those the ones holding data (not unwritten extents). */
+struct ext_past {
+	uint32_t block_size;
+	uint64_t used_bytes;
+	uint64_t data_bytes;
+	uint64_t all_data_bytes;  /* the used-block copy's bytes, the whole filesystem */
+	uint64_t meta_bytes;      /* metadata only, the whole filesystem (what e2image -r copies) */
+	uint64_t itable_unused_bytes; /* of those, inode tables past each group's used inodes */
+	uint64_t (*run)[2];       /* bytes (from the filesystem's start, length) past the cut that hold
+				   * metadata or data: the rest is free or unwritten */
+	size_t nruns;
+};
+void ext_past_free(struct ext_past *p);
+int fscopy_ext_past(const char *src_path, uint64_t src_off, uint64_t cut, struct ext_past *p, char **why);

@@ -141,11 +141,9 @@ static const struct step steps[] = {
 	  "  --scratch DIR           where the rehearsal's sparse copies go (default $TMPDIR, else /var/tmp)\n"
 	  "  --home DIR              home of the node's user inside the source (for the re-fetchable sizes)\n",
 	  step_plan_run, step_plan_render, STEP_SAVES_RECORD | STEP_READS_ONLY },
-	{ "clone", "path 2 on the disks: shrink, new GPT, used-block copy, grow, check (writes only the target)",
-	  "swaptool clone SOURCE TARGET --yes [--shrink-source] [--undo FILE] [--fingerprint HEX]\n"
+	{ "clone", "path 2 on the disks: used-block copy, shrink on the way, new GPT, check (the source is only read)",
+	  "swaptool clone SOURCE TARGET --yes [--fingerprint HEX]\n"
 	  "  --yes                   required: the whole target is overwritten\n"
-	  "  --shrink-source         allow resize2fs to shrink the source's last ext4 first (with an undo file)\n"
-	  "  --undo FILE             resize2fs undo file, on another device than the source (default STATE/...)\n"
 	  "  --fingerprint HEX       the plan's fingerprint; default: the one 'swaptool plan' saved for SOURCE\n"
 	  "  --target-lba-size N     LBA size of an image-file TARGET (default 512)\n"
 	  "  --lba-size N            LBA size of an image-file SOURCE (default 512)\n"

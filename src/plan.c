@@ -242,6 +242,31 @@ static void build_fresh(struct plan *p, const struct profile *prof)
 	add_step(p, xstrdup("sign the report"), xstrdup("swaptool report"), NULL);
 }
 
+/* The shrink on the way (after the copy of the blocks below the new end): resize2fs over the
+ * composite of target and read-only source moves what lies past the new end into the target. */
+static void add_shrink(struct plan *p, const struct plan_part *pp)
+{
+	struct plan_action *a = add_act(p, PA_SHRINK, pp->number);
+	char b[4][32];
+
+	a->src_offset = a->tgt_offset = pp->offset;
+	a->block_size = pp->block_size;
+	a->blocks_from = pp->block_count;
+	a->blocks_to = pp->new_block_count;
+	a->destructive = true;
+	a->title = xasprintf("shrink the ext4 of partition %u on its way to the target from %s to %s blocks of %u B (%s B): "
+			     "what is in use past the new end%s%s%s moves into the target; the source is only read",
+			     pp->number, fmt_thousands(pp->block_count, b[0]), fmt_thousands(pp->new_block_count, b[1]),
+			     pp->block_size, fmt_thousands(pp->new_block_count * pp->block_size, b[2]),
+			     plan_with_cost ? " (" : "", plan_with_cost ? fmt_thousands(pp->past_cut_bytes, b[3]) : "",
+			     plan_with_cost ? " B)" : "");
+	a->precondition = xasprintf("e2fsck clean; the used blocks below block %" PRIu64 " copied; at least %" PRIu64
+				    " blocks (min_blocks) needed",
+				    pp->new_block_count, pp->min_blocks);
+	a->evidence = xasprintf("block count %" PRIu64 " on the target; the source's bytes unchanged", pp->new_block_count);
+	a->command = xstrdup(": done by the swaptool clone of the action before");
+}
+
 static void build_clone(struct plan *p)
 {
 	char b[4][32];
@@ -274,36 +299,25 @@ static void build_clone(struct plan *p)
 	for (size_t i = 0; i < p->nparts; i++) {
 		const struct plan_part *pp = &p->parts[i];
 
-		if (!pp->is_ext || pp->new_block_count >= pp->block_count)
-			continue;
-		a = add_act(p, PA_SHRINK, pp->number);
-		a->src_offset = pp->offset;
-		a->block_size = pp->block_size;
-		a->blocks_from = pp->block_count;
-		a->blocks_to = pp->new_block_count;
-		a->title = xasprintf("shrink the ext4 of partition %u on the SOURCE from %s to %s blocks of %u B (%s B); "
-				     "undo: e2undo -o %" PRIu64 " UNDO SOURCE",
-				     pp->number, fmt_thousands(pp->block_count, b[0]), fmt_thousands(pp->new_block_count, b[1]),
-				     pp->block_size, fmt_thousands(pp->new_block_count * pp->block_size, b[2]), pp->offset);
-		a->precondition = xasprintf("e2fsck clean just before; at least %s blocks (min_blocks) needed; "
-					    "undo file on another device than the source",
-					    fmt_thousands(pp->min_blocks, b[3]));
-		a->evidence = xasprintf("block count %" PRIu64 "; the undo file", pp->new_block_count);
-		/* -f: it skips only resize2fs's "run e2fsck -f first" (done one action before with
-		 * -fn, without writing the source) and its minimum-size check (the plan checked
-		 * min_blocks against the new size) */
-		a->command = xasprintf("resize2fs -f -z \"$UNDO\" \"$SOURCE?offset=%" PRIu64 "\" %" PRIu64, pp->offset,
-				       pp->new_block_count);
-	}
-	for (size_t i = 0; i < p->nparts; i++) {
-		const struct plan_part *pp = &p->parts[i];
-
 		if (pp->is_ext) {
 			a = add_act(p, PA_COPY_USED, pp->number);
 			a->src_offset = a->tgt_offset = pp->offset;
 			a->bytes = pp->tgt_bytes;
 			a->block_size = pp->block_size;
 			a->blocks_to = pp->new_block_count < pp->block_count ? pp->new_block_count : pp->block_count;
+			if (pp->new_block_count < pp->block_count) {
+				a->title = xasprintf("copy the used blocks of partition %u (%s) at byte %s that lie below its new end "
+						     "(block %s); unwritten extents are not copied",
+						     pp->number, pp->fs_type, fmt_thousands(pp->offset, b[0]),
+						     fmt_thousands(pp->new_block_count, b[1]));
+				a->precondition = xstrdup("source read-only: nothing here or after writes it");
+				a->evidence = xstrdup("bytes copied, holes, unwritten bytes skipped");
+				/* no standard tool copies part of a filesystem and shrinks it on the way
+				 * without writing the source: swaptool clone does this partition's two actions */
+				a->command = xstrdup("\"$SWAPTOOL\" clone \"$SOURCE\" \"$TARGET\" --yes; exit $?");
+				add_shrink(p, pp);
+				continue;
+			}
 			a->title = xasprintf("copy the used blocks of partition %u (%s) at byte %s; unwritten extents are not copied",
 					     pp->number, pp->fs_type, fmt_thousands(pp->offset, b[0]));
 			a->precondition = xstrdup("filesystem no larger than its target partition");
@@ -389,6 +403,25 @@ static void build_clone(struct plan *p)
 	a->command = NULL;
 }
 
+/* What a shrink on the way costs: the bytes in use past the new end (resize2fs reads and writes
+ * them), of those the file data, and the metadata a rehearsal copies. Unknown (0) when the
+ * filesystem cannot be read here. */
+bool plan_with_cost = true;
+
+static void plan_part_cost(const char *path, struct plan_part *pp)
+{
+	struct ext_past past;
+
+	if (fscopy_ext_past(path, pp->offset, pp->new_block_count < pp->block_count ? pp->new_block_count : pp->block_count,
+			    &past, NULL) < 0)
+		return;
+	pp->past_cut_bytes = past.used_bytes;
+	pp->past_cut_data_bytes = past.data_bytes;
+	pp->meta_bytes = past.meta_bytes > past.itable_unused_bytes ? past.meta_bytes - past.itable_unused_bytes : 0;
+	pp->data_bytes = past.all_data_bytes;
+	ext_past_free(&past);
+}
+
 int plan_build(const struct layout *l, const struct profile *prof, const char *tgt_spec, const char *tgt_path,
 	       const char *tgt_serial, const char *home, struct plan *p)
 {
@@ -446,6 +479,8 @@ int plan_build(const struct layout *l, const struct profile *prof, const char *t
 			pp->new_block_count = fit->new_block_count ? fit->new_block_count : f->ext.block_count;
 			if (pp->new_block_count < pp->block_count)
 				p->needs_shrink = true;
+			if (plan_with_cost)
+				plan_part_cost(l->src->path, pp);
 		}
 	}
 	if (home && prof->refetch_paths.n) {
@@ -461,6 +496,51 @@ int plan_build(const struct layout *l, const struct profile *prof, const char *t
 	if (p->clone_possible && p->nparts)
 		build_clone(p);
 	return 0;
+}
+
+uint64_t plan_past_cut_bytes(const struct plan *p, uint64_t *data)
+{
+	uint64_t n = 0;
+
+	if (data)
+		*data = 0;
+	for (size_t i = 0; i < p->nparts; i++)
+		if (p->parts[i].is_ext && p->parts[i].new_block_count < p->parts[i].block_count) {
+			n += p->parts[i].past_cut_bytes;
+			if (data)
+				*data += p->parts[i].past_cut_data_bytes;
+		}
+	return n;
+}
+
+/* Two copies of every ext filesystem's metadata (the scratch source and the target), the raw
+ * partitions twice (a full ESP at worst), and 256 MiB for the tables, the tools and growth. */
+uint64_t plan_rehearse_need(const struct plan *p)
+{
+	uint64_t need = 256ULL << 20;
+
+	for (size_t i = 0; i < p->nparts; i++)
+		need += p->parts[i].is_ext ? p->parts[i].meta_bytes * 2 : p->parts[i].src_bytes * 2;
+	return need;
+}
+
+/* Sequential figures at PLAN_RATE: what the copies read and write, the data past the cut read
+ * and written once more, and the metadata read four times (e2fsck of source and target, the
+ * relocation's inode scan, resize2fs). */
+double plan_clone_seconds(const struct plan *p)
+{
+	double bytes = 0;
+
+	for (size_t i = 0; i < p->nparts; i++) {
+		const struct plan_part *pp = &p->parts[i];
+
+		if (pp->is_ext)
+			bytes += 2.0 * pp->data_bytes + 4.0 * pp->meta_bytes +
+				 (pp->new_block_count < pp->block_count ? 2.0 * pp->past_cut_data_bytes : 0);
+		else
+			bytes += 2.0 * pp->src_bytes;
+	}
+	return bytes / PLAN_RATE;
 }
 
 void plan_free(struct plan *p)
@@ -564,6 +644,17 @@ json_object *plan_json(const struct plan *p)
 	jset_bool(clone, "possible", p->clone_possible);
 	jset_str(clone, "why_not", p->clone_possible ? NULL : p->clone_why);
 	jset_bool(clone, "needs_shrink", p->needs_shrink);
+	if (p->clone_possible && plan_with_cost) {
+		json_object *cost = json_object_new_object();
+		uint64_t data, past = plan_past_cut_bytes(p, &data);
+
+		jset_u64(cost, "past_cut_bytes", past);
+		jset_u64(cost, "past_cut_data_bytes", data);
+		jset_u64(cost, "rehearsal_scratch_bytes", plan_rehearse_need(p));
+		jset_double(cost, "clone_seconds", plan_clone_seconds(p));
+		jset_u64(cost, "rate_bytes_per_s", (uint64_t)PLAN_RATE);
+		json_object_object_add(clone, "cost", cost);
+	}
 	for (size_t i = 0; i < p->nparts; i++) {
 		const struct plan_part *pp = &p->parts[i];
 		json_object *e = json_object_new_object();
@@ -655,8 +746,7 @@ char *plan_script(const struct plan *p, const char *swaptool)
 		fprintf(f, "if [ $# -lt 1 ]; then echo \"usage: $0 TARGET_DEVICE (the new drive, %" PRIu64
 			   " bytes)\" >&2; exit 2; fi\nTARGET=$1\n",
 			p->tgt_geo.bytes);
-	fprintf(f, "UNDO=${UNDO:-/root/swaptool-resize2fs.e2undo}   # must not be on the source\n"
-		   "if [ -z \"${SWAPTOOL:-}\" ]; then SWAPTOOL=%s; fi\n"
+	fprintf(f, "if [ -z \"${SWAPTOOL:-}\" ]; then SWAPTOOL=%s; fi\n"
 		   "SOURCE_BYTES=%" PRIu64 "\nTARGET_BYTES=%" PRIu64 "\nTARGET_LBA=%u\n"
 		   "SOURCE_SERIAL=%s\nTARGET_SERIAL=%s\n"
 		   "FINGERPRINT=%s\nFINGERPRINT_SHRUNK=%s\n\n",
@@ -707,8 +797,6 @@ char *plan_script(const struct plan *p, const char *swaptool)
 		}
 		if (a->destructive)
 			fprintf(f, "guard\n");
-		if (a->kind == PA_SHRINK)
-			fprintf(f, "echo \"undo the shrink with: e2undo -o %" PRIu64 " $UNDO $SOURCE\"\n", a->src_offset);
 		if (a->kind == PA_WRITE_TABLE && p->tgt_geo.lba_size != 512)
 			fprintf(f, "# the target has %u-byte LBAs: run this against the device, whose sector size sfdisk reads\n",
 				p->tgt_geo.lba_size);

@@ -17,10 +17,11 @@
 enum plan_act {
 	PA_CHECK,        /* sizes, serials, fingerprint, refusals: before anything is written */
 	PA_E2FSCK,       /* e2fsck -fn of a source ext filesystem: clean or refuse */
-	PA_SHRINK,       /* resize2fs of the source's last ext filesystem to the planned block count */
+	PA_SHRINK,       /* resize2fs on the way: the used blocks below the new end are on the target, it
+			  * moves the rest down from the read-only source (src/composite.h) */
 	PA_WRITE_TABLE,  /* the target's GPT (written last: until then the target has no table) */
 	PA_COPY_RAW,     /* exact bytes of a partition that is not ext */
-	PA_COPY_USED,    /* used blocks of an ext filesystem */
+	PA_COPY_USED,    /* used blocks of an ext filesystem (below its new end when it shrinks) */
 	PA_GROW,         /* resize2fs of the target's filesystem to fill its partition */
 	PA_FSCK,         /* e2fsck -fn of the target's filesystem */
 	PA_VERIFY,       /* the target's table and identifiers against the plan */
@@ -57,6 +58,11 @@ struct plan_part {
 	uint32_t block_size;
 	uint64_t block_count, new_block_count, min_blocks, free_blocks;
 	bool crosses_end;
+	/* ext: the cost of path 2 */
+	uint64_t past_cut_bytes;      /* in use past the new end: resize2fs moves them */
+	uint64_t past_cut_data_bytes; /* of those, file data (not unwritten extents) */
+	uint64_t meta_bytes;          /* metadata a rehearsal copies (unused inode tables left out: holes) */
+	uint64_t data_bytes;          /* everything the used-block copy reads */
 };
 
 struct plan_step {       /* path 1: one numbered item of the checklist */
@@ -96,6 +102,17 @@ int plan_build(const struct layout *l, const struct profile *prof, const char *t
 	       const char *tgt_serial, const char *home, struct plan *p);
 void plan_free(struct plan *p);
 
+/* The cost of path 2. Bytes in use past the new ends of the filesystems that shrink (what the
+ * shrink moves; *data: of them, file data); the scratch space a rehearsal needs; the clone's
+ * time in seconds, estimated at PLAN_RATE read and written. */
+#define PLAN_RATE 1.9e9 /* bytes/s: the write-up's sequential NVMe rate */
+/* plan_build reads the filesystems for these figures (two inode scans, seconds on the incident's
+ * disk) unless this is false: clone has no use for them. */
+extern bool plan_with_cost;
+uint64_t plan_past_cut_bytes(const struct plan *p, uint64_t *data);
+uint64_t plan_rehearse_need(const struct plan *p);
+double plan_clone_seconds(const struct plan *p);
+
 /* The fingerprint of a layout as plan_build computes it (lower-case hex sha256). */
 void plan_fingerprint(const struct layout *l, bool shrunk, char out[65]);
 
@@ -117,8 +134,7 @@ char *plan_script(const struct plan *p, const char *swaptool);
 struct plan_env {
 	const char *src;             /* source device or image */
 	const char *tgt;             /* target device or image (exists, exact size) */
-	const char *undo;            /* resize2fs undo file (must not be on the source) */
-	bool shrink_source;          /* --shrink-source: resize2fs may write the source */
+	const char *scratch;         /* where the shrink mounts its composite file (NULL: $TMPDIR or /tmp) */
 	bool rehearsal;              /* scratch copies: skip the serial checks */
 	struct copy_opts copy;       /* progress and stop flag */
 	/* Called after each action with its outcome; detail is one line of evidence. */
@@ -129,7 +145,6 @@ struct plan_env {
 	char *why;                   /* set on failure */
 	int refusal;                 /* 1 when the failure is a refusal before anything was written */
 	bool target_touched;         /* something was written to the target */
-	bool source_touched;         /* resize2fs wrote the source */
 };
 int plan_apply(const struct plan *p, struct plan_env *env);
 /* 1 when writing `tgt` could touch `src` (the same file or disk by identity, a partition or

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
@@ -15,6 +16,8 @@
 #include <time.h>
 
 #include "ident.h"
+#include "composite.h"
+#include "relocate.h"
 #include "record.h"
 #include "util.h"
 
@@ -26,6 +29,9 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The stop flag of the run in progress (plan_apply's), seen by run_tool. */
+static volatile sig_atomic_t *g_stop;
+
 /* Run a tool with an argument vector (no shell); its output (stdout+stderr, last 4 KiB) in *out. */
 static int run_tool(char *const argv[], char **out)
 {
@@ -34,6 +40,9 @@ static int run_tool(char *const argv[], char **out)
 	size_t tlen = 0;
 	pid_t pid;
 
+	/* set here, not in the child: with the composite's FUSE thread running, the child of fork
+	 * may only call async-signal-safe functions until exec */
+	setenv("E2FSPROGS_LIBMAGIC_SUPPRESS", "1", 1);
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return -errno;
 	pid = fork();
@@ -42,10 +51,12 @@ static int run_tool(char *const argv[], char **out)
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
 
+		/* a tool never outlives swaptool: resize2fs on a composite whose server is gone
+		 * would only fail later, and one on a target would race a rerun */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(null, 0);
 		dup2(pipefd[1], 1);
 		dup2(pipefd[1], 2);
-		setenv("E2FSPROGS_LIBMAGIC_SUPPRESS", "1", 1);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
@@ -53,8 +64,13 @@ static int run_tool(char *const argv[], char **out)
 	for (;;) {
 		ssize_t n = read(pipefd[0], buf, sizeof(buf));
 
-		if (n < 0 && errno == EINTR)
+		if (n < 0 && errno == EINTR) {
+			/* interrupted (SIGINT, SIGTERM): the tool stops with us, so that what it works on
+			 * (a composite file) can be unmounted */
+			if (g_stop && *g_stop)
+				kill(pid, SIGKILL);
 			continue;
+		}
 		if (n <= 0)
 			break;
 		tail_append(tail, sizeof(tail), &tlen, buf, (size_t)n);
@@ -227,14 +243,6 @@ static int run_tool_held(struct ident_hold *h, char *const argv[], char **out)
 	return r;
 }
 
-/* Would the undo file, created in `dir`, be written into the source? (by identity: ident.h) */
-static bool undo_on_source(struct run *R, const char *dir)
-{
-	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	return fd >= 0 && ident_overlap(fd, R->sh.fd, NULL) > 0;
-}
-
 static int act_check(struct run *R)
 {
 	const struct plan *p = R->p;
@@ -286,7 +294,7 @@ static int act_check(struct run *R)
 		if (!env->rehearsal && p->src_serial && d.serial && !streq(p->src_serial, d.serial))
 			r = set_why(&env->why, -ESTALE, "the source's serial is '%s', the plan was made for '%s'", d.serial,
 				    p->src_serial);
-		else if (!streq(fp, p->fingerprint) && !streq(fp, p->fingerprint_shrunk))
+		else if (!streq(fp, p->fingerprint))
 			r = set_why(&env->why, -ESTALE, "the source '%s' no longer matches the plan (fingerprint %.12s, planned "
 					"%.12s); re-run 'swaptool plan'", env->src, fp, p->fingerprint);
 		else if (!l.fs_clone_possible)
@@ -299,30 +307,9 @@ static int act_check(struct run *R)
 					    "the filesystem of partition %u on the source needs e2fsck (not cleanly unmounted, "
 					    "or errors recorded); run 'e2fsck -f %s?offset=%" PRIu64 "' (or on the partition) and plan again",
 					    pp->number, env->src, pp->offset);
-			else if (pp->is_ext && l.fs[i].ext.block_count > pp->new_block_count && !env->shrink_source)
-				r = set_why(&env->why, -EPERM,
-					    "partition %u's filesystem (%" PRIu64 " blocks) must shrink to %" PRIu64
-					    " blocks on the source first; pass --shrink-source (resize2fs, with an undo file)",
-					    pp->number, l.fs[i].ext.block_count, pp->new_block_count);
-			else if (pp->is_ext && l.fs[i].ext.block_count > pp->new_block_count) {
-				_cleanup_free_ char *dir = xstrdup(env->undo ? env->undo : "");
-				char *slash = strrchr(dir, '/');
-
-				if (slash)
-					*slash = '\0';
-				if (!env->undo)
-					r = set_why(&env->why, -EINVAL, "a shrink needs an undo file: pass --undo FILE on another device");
-				else if (access(env->undo, F_OK) == 0)
-					r = set_why(&env->why, -EEXIST, "the undo file '%s' exists (it may be the only way back from an "
-							"earlier shrink); move it away or name another with --undo", env->undo);
-				else if (undo_on_source(R, slash ? (*dir ? dir : "/") : "."))
-					r = set_why(&env->why, -EXDEV, "the undo file '%s' is on the source; put it on another device",
-						    env->undo);
-			}
 		}
 		if (r == 0)
-			R->detail = xasprintf("source %" PRIu64 " B, target %" PRIu64 " B, fingerprint %.12s%s", sbytes, tbytes,
-					      fp, streq(fp, p->fingerprint) ? "" : " (source already shrunk)");
+			R->detail = xasprintf("source %" PRIu64 " B, target %" PRIu64 " B, fingerprint %.12s", sbytes, tbytes, fp);
 		layout_free(&l);
 		disk_close(&d);
 		if (r < 0)
@@ -368,125 +355,6 @@ static int ext_blocks(const char *dev, uint64_t off, uint64_t *blocks, char *uui
 	return 0;
 }
 
-/* The highest fs block (exclusive) resize2fs wrote, from its undo file (e2undo -n -v lists each
- * replayed run as "Replayed block of size S from K to B": S bytes at fs block B). */
-static int undo_max_block(const char *undo, const char *dev, uint64_t off, uint32_t bs, uint64_t *max)
-{
-	_cleanup_free_ char *o = xasprintf("%" PRIu64, off), *out = NULL;
-	char *argv[] = { "e2undo", "-n", "-v", "-o", o, (char *)undo, (char *)dev, NULL };
-	int pipefd[2], status;
-	FILE *f;
-	char line[256];
-	pid_t pid;
-
-	(void)out;
-	*max = 0;
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	f = fdopen(pipefd[0], "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long size, from, to;
-
-		if (sscanf(line, "Replayed block of size %llu from %llu to %llu", &size, &from, &to) == 3) {
-			uint64_t end = to + (size + bs - 1) / bs;
-			if (end > *max)
-				*max = end;
-		}
-	}
-	if (f)
-		fclose(f);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
-}
-
-static int act_shrink(struct run *R, const struct plan_action *a)
-{
-	struct plan_env *env = R->env;
-	_cleanup_free_ char *dev = fs_path(env->src, a->src_offset), *out = NULL, *w = NULL;
-	_cleanup_free_ char *n = xasprintf("%" PRIu64, a->blocks_to), *tail = NULL;
-	char *argv[] = { "resize2fs", "-f", "-z", (char *)env->undo, dev, n, NULL };
-	uint64_t blocks = 0, cut = a->blocks_to * (uint64_t)a->block_size, size = 0;
-	struct stat st;
-	bool image;
-	int r;
-
-	r = ext_blocks(env->src, a->src_offset, &blocks, NULL, &w);
-	if (r < 0)
-		return set_why(&env->why, r, "cannot read the filesystem of partition %u: %s", a->part, w ? w : "");
-	if (blocks == a->blocks_to) {
-		R->detail = xasprintf("already %" PRIu64 " blocks (an earlier run shrank it)", blocks);
-		return 0;
-	}
-	if (stat(env->src, &st) < 0)
-		return set_why(&env->why, -errno, "cannot stat the source '%s': %m", env->src);
-	/* resize2fs truncates a regular file to the filesystem's new size, blind to ?offset=: on an
-	 * image it would cut the backup GPT and the last 537,919,488 bytes of the shrunk ext4 of the
-	 * incident. Keep the tail aside (sparse) and put it back; what resize2fs wrote in it is
-	 * checked from its undo file below. */
-	image = S_ISREG(st.st_mode) && cut < (uint64_t)st.st_size;
-	if (image) {
-		_cleanup_close_ int sfd = open(env->src, O_RDONLY | O_CLOEXEC), tfd = -1;
-
-		size = st.st_size;
-		tail = xasprintf("%s.tail", env->undo);
-		tfd = open(tail, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (sfd < 0 || tfd < 0)
-			return set_why(&env->why, -errno, "cannot keep the tail of '%s' in '%s': %m", env->src, tail);
-		r = fscopy_raw(sfd, cut, tfd, 0, size - cut, NULL, NULL);
-		if (r < 0)
-			return set_why(&env->why, r, "cannot keep the tail of '%s' in '%s': %s", env->src, tail, strerror(-r));
-	}
-	env->source_touched = true;
-	r = run_tool_held(&R->sh, argv, &out);
-	if (image) {
-		_cleanup_close_ int sfd = open(env->src, O_RDWR | O_CLOEXEC), tfd = open(tail, O_RDONLY | O_CLOEXEC);
-		int q;
-
-		if (sfd < 0 || tfd < 0 || ftruncate(sfd, size) < 0)
-			return set_why(&env->why, -errno, "cannot restore the tail of '%s' from '%s': %m", env->src, tail);
-		q = fscopy_raw(tfd, 0, sfd, cut, size - cut, NULL, NULL);
-		if (q < 0)
-			return set_why(&env->why, q, "cannot restore the tail of '%s' from '%s': %s", env->src, tail,
-				       strerror(-q));
-		(void)unlink(tail);
-	}
-	if (r != 0)
-		return set_why(&env->why, -EIO, "resize2fs of partition %u failed (exit %d): %s; the source can be restored "
-				"with 'e2undo -o %" PRIu64 " %s %s'", a->part, r, last_line(out), a->src_offset, env->undo,
-			       env->src);
-	if (image) {
-		uint64_t max = 0, limit = (cut - a->src_offset) / a->block_size;
-
-		r = undo_max_block(env->undo, env->src, a->src_offset, a->block_size, &max);
-		if (r < 0 || max > limit)
-			return set_why(&env->why, -EIO,
-				       "resize2fs wrote fs block %" PRIu64 " of '%s', past the %" PRIu64 " it keeps in an image "
-				       "file; restore it with 'e2undo -o %" PRIu64 " %s %s' and clone from a loop device",
-				       max, env->src, limit, a->src_offset, env->undo, env->src);
-	}
-	r = ext_blocks(env->src, a->src_offset, &blocks, NULL, &w);
-	if (r < 0 || blocks != a->blocks_to)
-		return set_why(&env->why, -EIO, "after resize2fs partition %u has %" PRIu64 " blocks, not %" PRIu64, a->part,
-			       blocks, a->blocks_to);
-	R->detail = xasprintf("%" PRIu64 " -> %" PRIu64 " blocks; undo: e2undo -o %" PRIu64 " %s %s", a->blocks_from,
-			      a->blocks_to, a->src_offset, env->undo, env->src);
-	return 0;
-}
-
-/* The held pair for a copy; the check is made again on them right before the target's first
- * byte changes (a loop device attached over the target since the first check is caught here). */
 static int open_pair(struct run *R, int *sfd, int *tfd)
 {
 	int r;
@@ -502,8 +370,8 @@ static int open_pair(struct run *R, int *sfd, int *tfd)
 	if (!R->wiped) {
 		r = check_pair(R, *sfd, *tfd);
 		if (r < 0) {
-			/* nothing written to the target; "nothing written" unless a shrink ran */
-			R->env->refusal = !R->env->source_touched;
+			/* nothing written to the target, and the source is never written */
+			R->env->refusal = true;
 			return r;
 		}
 		r = gpt_wipe(*tfd, R->p->tgt_geo.lba_size, R->p->tgt_geo.lba_count);
@@ -513,6 +381,100 @@ static int open_pair(struct run *R, int *sfd, int *tfd)
 		R->wiped = true;
 		R->env->target_touched = true;
 	}
+	return 0;
+}
+
+/* The shrink on the way: resize2fs runs on the composite file, whose bytes below the new end are
+ * the target partition (the used blocks there already copied) and above it the source, read
+ * only. resize2fs moves what lies past the new end down into the target and rewrites the
+ * metadata there; what it writes above the new end stays in memory and is dropped. The
+ * source is opened read-only and never written. */
+static int act_shrink(struct run *R, const struct plan_action *a)
+{
+	struct plan_env *env = R->env;
+	int sfd = -1, tfd = -1; /* held: closed when the run ends */
+	_cleanup_free_ char *out = NULL, *w = NULL, *n = xasprintf("%" PRIu64, a->blocks_to);
+	struct composite_stats cs = { 0 };
+	struct reloc_stats rs;
+	struct composite *c = NULL;
+	double t_reloc = 0, t_rs = 0, t_end = 0;
+	struct ext_past past;
+	uint64_t blocks = 0;
+	const char *dir = env->scratch ? env->scratch : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char b[6][32];
+	int r, q;
+
+	r = fscopy_ext_past(R->sh.proc, a->src_offset, a->blocks_to, &past, &w);
+	if (r < 0)
+		ext_past_free(&past);
+	if (r < 0)
+		return set_why(&env->why, r, "cannot read the filesystem of partition %u: %s", a->part, w ? w : strerror(-r));
+	r = open_pair(R, &sfd, &tfd);
+	if (r < 0) {
+		ext_past_free(&past);
+		return r;
+	}
+	{
+		struct composite_opts o = {
+			.src_fd = sfd, .tgt_fd = tfd, .src_off = a->src_offset, .tgt_off = a->tgt_offset,
+			.cut = a->blocks_to * (uint64_t)a->block_size, .size = a->blocks_from * (uint64_t)a->block_size,
+			/* progress comes from the relocation, which moves nearly all of it */
+			.runs = (const uint64_t(*)[2])past.run, .nruns = past.nruns,
+		};
+
+		r = composite_mount(dir, &o, &c, &w);
+		if (r < 0)
+			ext_past_free(&past);
+		if (r < 0)
+			return set_why(&env->why, r, "cannot present partition %u to resize2fs: %s", a->part, w ? w : strerror(-r));
+	}
+	/* file data first, one extent at a time; then resize2fs moves what is left (metadata) and
+	 * writes the smaller filesystem */
+	t_reloc = now_s();
+	{
+		struct reloc_opts ro = { .stop = env->copy.stop, .progress = env->copy.progress, .ud = env->copy.ud,
+					 .total = past.used_bytes };
+
+		r = relocate_past_cut(composite_path(c), a->blocks_to, &ro, &rs, &w);
+	}
+	if (r < 0) {
+		composite_unmount(c, NULL);
+		ext_past_free(&past);
+		return set_why(&env->why, r, "moving the data of partition %u below its new end failed: %s; the source was "
+				"not written", a->part, w ? w : strerror(-r));
+	}
+	{
+		char *argv[] = { "resize2fs", "-f", (char *)composite_path(c), n, NULL };
+
+		/* -f: it skips only resize2fs's "run e2fsck -f first" (e2fsck -fn ran on the source
+		 * one action before) and its minimum-size check (the plan checked min_blocks) */
+		t_rs = now_s();
+		r = run_tool(argv, &out);
+		t_end = now_s();
+	}
+	q = composite_unmount(c, &cs);
+	ext_past_free(&past);
+	if (r == 127)
+		return set_why(&env->why, -ENOENT, "resize2fs is not installed; install e2fsprogs");
+	if (r != 0)
+		return set_why(&env->why, r < 0 ? r : -EIO, "resize2fs of partition %u on its way to the target failed (exit %d): "
+				"%s; the source was not written", a->part, r, last_line(out));
+	if (q < 0)
+		return set_why(&env->why, q, "I/O error under resize2fs of partition %u: %s; the source was not written", a->part,
+			       strerror(-q));
+	r = ext_blocks(R->th.proc, a->tgt_offset, &blocks, NULL, &w);
+	if (r < 0 || blocks != a->blocks_to)
+		return set_why(&env->why, -EIO, "after resize2fs partition %u on the target has %" PRIu64 " blocks, not %" PRIu64,
+			       a->part, blocks, a->blocks_to);
+	R->detail = xasprintf("%" PRIu64 " -> %" PRIu64 " blocks on the target; %s B in use past the new end moved "
+			      "(%s B of it data; %" PRIu64 " extents of %" PRIu64 " files moved whole in %.1f s, the rest by "
+			      "resize2fs in %.1f s); %s B read from the source, %s B written to the target (%s B more of zeros "
+			      "left as holes), %s B written above the new end kept in memory; the source was not written",
+			      a->blocks_from, a->blocks_to, fmt_thousands(past.used_bytes, b[0]),
+			      fmt_thousands(past.data_bytes, b[1]), rs.extents, rs.inodes, t_rs - t_reloc, t_end - t_rs,
+			      fmt_thousands(cs.src_read_bytes, b[2]),
+			      fmt_thousands(cs.tgt_write_bytes, b[3]), fmt_thousands(cs.tgt_zero_bytes, b[4]),
+			      fmt_thousands(cs.overlay_bytes, b[5]));
 	return 0;
 }
 
@@ -540,7 +502,8 @@ static int act_copy(struct run *R, const struct plan_action *a)
 	if (a->kind == PA_COPY_RAW)
 		r = fscopy_raw(sfd, a->src_offset, tfd, a->tgt_offset, a->bytes, &R->env->copy, &st);
 	else
-		r = fscopy_ext(R->sh.proc, sfd, a->src_offset, tfd, a->tgt_offset, a->bytes, &R->env->copy, &st, &w);
+		r = fscopy_ext_below(R->sh.proc, sfd, a->src_offset, tfd, a->tgt_offset, a->bytes, a->blocks_to,
+				     &R->env->copy, &st, &w);
 	if (r == -EINTR)
 		return set_why(&R->env->why, r, "interrupted while copying partition %u; the target has no table, rerun "
 				"the clone to start over", a->part);
@@ -558,6 +521,7 @@ static int act_grow(struct run *R, const struct plan_action *a)
 	char *fsck[] = { "e2fsck", "-fy", dev, NULL };
 	char *rs[] = { "resize2fs", dev, n, NULL };
 	uint64_t blocks = 0;
+	struct stat st;
 	int r;
 
 	/* e2fsck -fy first: resize2fs insists on a check after the last mount, and the copy
@@ -568,7 +532,30 @@ static int act_grow(struct run *R, const struct plan_action *a)
 			       last_line(out));
 	free(out);
 	out = NULL;
-	r = run_tool_held(&R->th, rs, &out);
+	if (fstat(R->th.anchor, &st) == 0 && S_ISREG(st.st_mode)) {
+		/* resize2fs sets an image file's size to the filesystem's, blind to ?offset=: it would
+		 * cut the target image short by the partition's offset. Through a composite file that
+		 * is all target, its truncate changes nothing. */
+		_cleanup_close_ int tfd = open(R->th.proc, O_RDWR | O_CLOEXEC);
+		struct composite_opts o = { .src_fd = -1, .tgt_fd = tfd, .tgt_off = a->tgt_offset,
+					    .cut = a->blocks_to * (uint64_t)a->block_size,
+					    .size = a->blocks_to * (uint64_t)a->block_size };
+		const char *dir = R->env->scratch ? R->env->scratch : getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+		struct composite *c = NULL;
+		int q;
+
+		if (tfd < 0)
+			return set_why(&R->env->why, -errno, "cannot open the target '%s': %m", R->env->tgt);
+		r = composite_mount(dir, &o, &c, &w);
+		if (r < 0)
+			return set_why(&R->env->why, r, "cannot present partition %u to resize2fs: %s", a->part, w ? w : strerror(-r));
+		rs[1] = (char *)composite_path(c);
+		r = run_tool(rs, &out);
+		q = composite_unmount(c, NULL);
+		if (r == 0 && q < 0)
+			return set_why(&R->env->why, q, "I/O error under resize2fs of partition %u: %s", a->part, strerror(-q));
+	} else
+		r = run_tool_held(&R->th, rs, &out);
 	if (r != 0)
 		return set_why(&R->env->why, -EIO, "resize2fs of partition %u on the target failed (exit %d): %s", a->part, r,
 			       last_line(out));
@@ -741,6 +728,7 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 
 	if (!p->clone_possible || !p->nacts)
 		return set_why(&env->why, -ENOSPC, "path 2 is not possible: %s", p->clone_why);
+	g_stop = env->copy.stop;
 	for (size_t i = 0; i < p->nacts; i++) {
 		const struct plan_action *a = &p->acts[i];
 		double t0 = now_s();
@@ -768,7 +756,7 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 		if (r < 0 && env->copy.stop && *env->copy.stop) {
 			/* SIGINT reaches the tools too (same process group): their failure is the stop */
 			r = set_why(&env->why, -EINTR, "interrupted during %s%s; %s", plan_act_name(a->kind),
-				    a->kind == PA_SHRINK ? " (the source can be restored with e2undo)" : "",
+				    a->kind == PA_SHRINK ? " (the source was not written)" : "",
 				    env->target_touched ? "the target has no table: rerun the clone to start over"
 							: "nothing was written to the target");
 			env->refusal = 0;
@@ -778,6 +766,7 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 		if (r < 0)
 			break;
 	}
+	g_stop = NULL;
 	free(R.detail);
 	ident_hold_close(&R.sh);
 	ident_hold_close(&R.th);
@@ -907,23 +896,20 @@ static int scratch_source(const struct plan *p, const char *src, const char *img
 int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *copy, struct rehearse_result *res,
 		  char **why)
 {
-	_cleanup_free_ char *dir = NULL, *src = NULL, *tgt = NULL, *undo = NULL;
+	_cleanup_free_ char *dir = NULL, *src = NULL, *tgt = NULL;
 	struct plan_env env = { 0 };
 	struct statvfs vfs;
 	struct rh h;
-	uint64_t need = 1ULL << 30;
+	uint64_t need;
 	double t0 = now_s();
 	int r;
 
 	*res = (struct rehearse_result){ .actions = json_object_new_array(), .checks = json_object_new_array() };
 	if (!p->clone_possible)
 		return set_why(why, -ENOSPC, "path 2 is not possible, nothing to rehearse: %s", p->clone_why);
-	/* Room first: the metadata copies of the incident's 1.86 TiB ext4 take ~70 MB and the
-	 * undo file as much again; 1 GiB plus the raw partitions (the 512 MiB EFI at worst, when
-	 * it is full) is the floor. */
-	for (size_t i = 0; i < p->nparts; i++)
-		if (!p->parts[i].is_ext)
-			need += p->parts[i].src_bytes * 2;
+	/* Room first: what the copies hold at most (the blocks that move stay holes), checked
+	 * before the first file is made rather than found by filling a disk. */
+	need = plan_rehearse_need(p);
 	if (statvfs(scratch, &vfs) < 0)
 		return set_why(why, -errno, "cannot use the scratch directory '%s': %m; pass --scratch DIR", scratch);
 	res->scratch_free_bytes = (uint64_t)vfs.f_bavail * vfs.f_frsize;
@@ -938,7 +924,6 @@ int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *c
 		return set_why(why, -errno, "cannot create a directory in '%s': %m", scratch);
 	src = xasprintf("%s/source.img", dir);
 	tgt = xasprintf("%s/target.img", dir);
-	undo = xasprintf("%s/resize2fs.e2undo", dir);
 	h = (struct rh){ res, dir };
 
 	r = scratch_source(p, p->src_path, src, copy, why);
@@ -958,8 +943,7 @@ int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *c
 
 	env.src = src;
 	env.tgt = tgt;
-	env.undo = undo;
-	env.shrink_source = true;
+	env.scratch = dir;
 	env.rehearsal = true;
 	env.copy = *copy;
 	env.done = rh_done;

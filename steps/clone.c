@@ -16,9 +16,9 @@
 static void json_object_putp(json_object **o) { if (*o) json_object_put(*o); }
 
 struct clone_args {
-	const char *source, *target, *undo, *fingerprint;
+	const char *source, *target, *fingerprint;
 	uint32_t target_lba_size, image_lba_size;
-	bool yes, shrink_source;
+	bool yes;
 };
 
 static volatile sig_atomic_t stop_flag;
@@ -32,8 +32,6 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct clone_args 
 {
 	static const struct option opts[] = {
 		{ "yes", no_argument, NULL, 'y' },
-		{ "shrink-source", no_argument, NULL, 's' },
-		{ "undo", required_argument, NULL, 'u' },
 		{ "fingerprint", required_argument, NULL, 'f' },
 		{ "target-lba-size", required_argument, NULL, 'T' },
 		{ "lba-size", required_argument, NULL, 'I' },
@@ -45,8 +43,6 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct clone_args 
 	while ((c = getopt_long(argc, argv, "y", opts, NULL)) != -1) {
 		switch (c) {
 		case 'y': a->yes = true; break;
-		case 's': a->shrink_source = true; break;
-		case 'u': a->undo = optarg; break;
 		case 'f': a->fingerprint = optarg; break;
 		case 'T':
 			if (step_parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
@@ -61,7 +57,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct clone_args 
 	}
 	if (argc - optind != 2)
 		return ctx_error(ctx, EXIT_USAGE, "clone needs SOURCE and TARGET; usage: swaptool clone /dev/nvme0n1 "
-						  "/dev/nvme1n1 --yes [--shrink-source]");
+						  "/dev/nvme1n1 --yes");
 	a->source = argv[optind];
 	a->target = argv[optind + 1];
 	return 0;
@@ -185,12 +181,12 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	struct clone_args a;
 	_cleanup_(disk_closep) struct disk src = { .fd = -1 };
-	_cleanup_free_ char *undo = NULL, *key = NULL, *why = NULL;
+	_cleanup_free_ char *key = NULL, *why = NULL;
 	struct layout l = { 0 };
 	struct plan p = { 0 };
 	struct plan_env env = { 0 };
 	struct clone_ui ui = { .ctx = ctx, .rec = rec };
-	struct sigaction sa = { .sa_handler = on_sigint }, old;
+	struct sigaction sa = { .sa_handler = on_sigint }, old, oldterm;
 	json_object *cj;
 	bool fp_checked;
 	int r;
@@ -213,6 +209,7 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "cannot tell whether the target '%s' overlaps the source '%s': %s",
 				 a.target, a.source, why ? why : strerror(-r));
+	plan_with_cost = false; /* the shrink measures what it moves itself */
 	r = plan_for(ctx, a.source, a.image_lba_size, a.target, a.target_lba_size, NULL, &src, &l, &p);
 	if (r == 0 && src.fd >= 0)
 		(void)ident_key_fd(src.fd, &key);
@@ -226,17 +223,14 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	r = expected_fingerprint(ctx, &a, &p, key, &fp_checked);
 	if (r)
 		goto out;
-	undo = a.undo ? xstrdup(a.undo) : xasprintf("%s/resize2fs-%s.e2undo", ctx->state_dir, p.fingerprint);
-	if (!a.undo)
-		mkdir_p(ctx->state_dir, 0700);
-
 	stop_flag = 0;
 	sigaction(SIGINT, &sa, &old);
+	/* SIGTERM stops the clone the same way: the tools it runs stop, the composite file of the
+	 * shrink is unmounted, and the message says where the target stands */
+	sigaction(SIGTERM, &sa, &oldterm);
 	ui.actions = json_object_new_array();
 	env.src = a.source;
 	env.tgt = a.target;
-	env.undo = undo;
-	env.shrink_source = a.shrink_source;
 	env.copy.progress = clone_progress;
 	env.copy.ud = &ui;
 	env.copy.stop = &stop_flag;
@@ -245,6 +239,7 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	env.ud = &ui;
 	r = plan_apply(&p, &env);
 	sigaction(SIGINT, &old, NULL);
+	sigaction(SIGTERM, &oldterm, NULL);
 	out_progress_end(ctx);
 
 	if (r < 0) {
@@ -264,9 +259,7 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	jset_str(cj, "target", a.target);
 	jset_str(cj, "fingerprint", p.fingerprint);
 	jset_bool(cj, "fingerprint_from_plan", fp_checked);
-	jset_bool(cj, "source_shrunk", env.source_touched);
-	if (env.source_touched)
-		jset_str(cj, "undo", undo);
+	jset_bool(cj, "source_written", false);
 	json_object_object_add(cj, "actions", ui.actions);
 	json_object_object_add(rec->root, "clone", cj);
 	json_object_object_add(rec->root, "plan", plan_json(&p));
@@ -320,8 +313,6 @@ void step_clone_render(const struct ctx *ctx, json_object *rec)
 		table_cellf(t, "%s", jget_str(x, "detail") ? jget_str(x, "detail") : "");
 	}
 	table_print(ctx, t);
-	if (jget_bool(c, "source_shrunk"))
-		out_line(ctx, "the source was shrunk; undo file: %s", jget_str(c, "undo"));
 	out_line(ctx, "%s", "");
 	out_checks(ctx, rec);
 	out_verdict(ctx, rec, "%s", "remove the old drive before booting the new one (same PARTUUIDs and UUIDs)");

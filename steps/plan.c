@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include "disk.h"
@@ -11,6 +12,13 @@
 #include "layout.h"
 #include "plan.h"
 #include "size.h"
+
+static volatile sig_atomic_t rehearse_stop;
+static void on_stop(int sig)
+{
+	(void)sig;
+	rehearse_stop = 1;
+}
 
 struct plan_args {
 	const char *source, *target_spec, *script, *scratch, *home, *path;
@@ -116,7 +124,7 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	struct layout l = { 0 };
 	struct plan p = { 0 };
 	json_object *pj;
-	char b[3][32];
+	char b[4][32];
 	int r;
 
 	r = parse_args(ctx, argc, argv, &a);
@@ -157,6 +165,16 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		jset_u64(c, "new_end_lba", last->tgt_end_lba);
 		jset_u64(c, "new_block_count", last->new_block_count);
 		jset_u64(c, "backup_header_lba", p.tgt_geo.last_lba);
+		{
+			uint64_t data, past = plan_past_cut_bytes(&p, &data);
+			double secs = plan_clone_seconds(&p);
+
+			record_check(rec, "clone-cost", ST_PASS,
+				     "path 2 moves %s B that lie past the new end (%s B of it file data); a rehearsal needs %s "
+				     "of scratch space; the clone takes about %.0f min at %.1f GB/s",
+				     fmt_thousands(past, b[0]), fmt_thousands(data, b[1]),
+				     fmt_decimal(plan_rehearse_need(&p), b[2]), secs / 60 < 1 ? 1 : secs / 60, PLAN_RATE / 1e9);
+		}
 	} else
 		record_check(rec, "fs-clone", ST_WARN, "path 2 is not possible: %s; only path 1 is offered", p.clone_why);
 
@@ -181,14 +199,33 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 	if (a.rehearse) {
 		struct rehearse_result res;
-		struct copy_opts copy = { .progress = plan_progress, .ud = ctx };
+		struct copy_opts copy = { .progress = plan_progress, .ud = ctx, .stop = &rehearse_stop };
 		_cleanup_free_ char *why = NULL;
 		const char *scratch = a.scratch ? a.scratch : getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
 		json_object *rj = json_object_new_object();
+		struct sigaction sa = { .sa_handler = on_stop }, oi, ot;
 
+		/* SIGINT and SIGTERM stop the rehearsal at the next step and let it remove its scratch
+		 * files and unmount the shrink's composite file, instead of leaving them */
+		rehearse_stop = 0;
+		sigaction(SIGINT, &sa, &oi);
+		sigaction(SIGTERM, &sa, &ot);
 		r = plan_rehearse(&p, scratch, &copy, &res, &why);
+		sigaction(SIGINT, &oi, NULL);
+		sigaction(SIGTERM, &ot, NULL);
 		out_progress_end(ctx);
-		if (r < 0 && r != -ENOSPC) {
+		if (rehearse_stop) {
+			json_object_put(res.actions);
+			json_object_put(res.checks);
+			json_object_put(rj);
+			layout_free(&l);
+			plan_free(&p);
+			return ctx_error(ctx, EXIT_INTERRUPTED, "the rehearsal was interrupted; its scratch files were removed and "
+					 "nothing else was written");
+		}
+		/* path 2 impossible is a finding (exit 1); a scratch directory without the room
+		 * the rehearsal needs means it could not run (exit 3), like an unusable one */
+		if (r < 0 && (r != -ENOSPC || p.clone_possible)) {
 			json_object_put(res.actions);
 			json_object_put(res.checks);
 			json_object_put(rj);

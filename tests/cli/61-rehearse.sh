@@ -28,7 +28,7 @@ jeq '.checks[] | select(.id=="rehearse-gpt-backup-header") | .summary | test("LB
 jeq '.checks[] | select(.id=="rehearse-partuuids") | .status' pass
 jeq '.checks[] | select(.id=="rehearse-fs-p1") | .summary | test("D6C4-0001")' true
 jeq '.checks[] | select(.id=="rehearse-fs-p2") | .summary | test("0d6c4e57-7e41-493d-a531-809dda000002, 488,247,313 blocks")' true
-jeq '[.rehearsal.actions[].action] | join(",")' check,e2fsck,shrink,copy-raw,copy-used-blocks,fsck,write-table,verify,manual
+jeq '[.rehearsal.actions[].action] | join(",")' check,e2fsck,copy-raw,copy-used-blocks,shrink,fsck,write-table,verify,manual
 jeq '[.rehearsal.actions[] | select(.status != "pass")] | length' 0
 jeq '[.rehearsal.actions[] | .seconds | type] | unique | join(",")' number
 jeq '.rehearsal.actions[] | select(.action=="copy-used-blocks") | .detail | test("1,462,000,025,600 B unwritten")' true

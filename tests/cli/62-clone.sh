@@ -33,17 +33,17 @@ refused() { # refused WHY-SUBSTRING ARGS...: exit 3, the message, nothing writte
 refused "without --yes" "$S" "$T"
 # The plan the operator read: clone holds the target to it.
 run 0 "$SWAPTOOL" "${P[@]}" plan "$S" --target "$T"
-refused "must shrink to 488247313 blocks" "$S" "$T" --yes
-refused "is the source" "$S" "$S" --yes --shrink-source
+# --shrink-source and --undo are gone: the source is never written
+run 2 "$SWAPTOOL" "${P[@]}" clone "$S" "$T" --yes --shrink-source
+run 2 "$SWAPTOOL" "${P[@]}" clone "$S" "$T" --yes --undo "$TMP/u"
+refused "is the source" "$S" "$S" --yes
 ln "$S" "$TMP/hardlink.img"
-refused "is the source" "$S" "$TMP/hardlink.img" --yes --shrink-source
+refused "is the source" "$S" "$TMP/hardlink.img" --yes
 truncate -s 1900000000000 "$TMP/small.img"
-refused "smaller than the 2,000,398,934,016 bytes the plan needs" "$S" "$TMP/small.img" --yes --shrink-source
+refused "smaller than the 2,000,398,934,016 bytes the plan needs" "$S" "$TMP/small.img" --yes
 truncate -s 1400000000000 "$TMP/tiny.img"
-refused "path 2 is not possible" "$S" "$TMP/tiny.img" --yes --shrink-source
-refused "no longer matches the plan" "$S" "$T" --yes --shrink-source --fingerprint 0000000000000000000000000000000000000000000000000000000000000000
-touch "$TMP/exists.undo"
-refused "undo file" "$S" "$T" --yes --shrink-source --undo "$TMP/exists.undo"
+refused "path 2 is not possible" "$S" "$TMP/tiny.img" --yes
+refused "no longer matches the plan" "$S" "$T" --yes --fingerprint 0000000000000000000000000000000000000000000000000000000000000000
 refused "does not exist" "$S" "$TMP/missing.img" --yes
 # A saved plan for this source, then the source changes (another ext4 UUID): refused.
 cp --sparse=always "$S" "$TMP/other.img"
@@ -52,25 +52,28 @@ tune2fs -U 0d6c4e57-0000-493d-a531-809dda000099 "$TMP/other.img?offset=537919488
 	debugfs -w -R "ssv uuid 0d6c4e57-0000-493d-a531-809dda000099" "$TMP/other.img?offset=537919488" >/dev/null 2>&1
 S2=$TMP/other.img
 s0=$(regions "$S2"); t0=$(regions "$T")
-run 3 "$SWAPTOOL" --state "$TMP/st2" clone "$S2" "$T" --yes --shrink-source
+run 3 "$SWAPTOOL" --state "$TMP/st2" clone "$S2" "$T" --yes
 contains "no longer matches the plan"
 [ "$(regions "$S2")" = "$s0" ] && [ "$(regions "$T")" = "$t0" ] || fail "fingerprint refusal wrote"
 # A filesystem that needs e2fsck (errors recorded): refused before anything is written.
 debugfs -w -R "ssv state 2" "$TMP/other.img?offset=537919488" >/dev/null 2>&1
 s0=$(regions "$S2")
-run 3 "$SWAPTOOL" --state "$TMP/st3" clone "$S2" "$T" --yes --shrink-source
+run 3 "$SWAPTOOL" --state "$TMP/st3" clone "$S2" "$T" --yes
 contains "needs e2fsck"
 [ "$(regions "$S2")" = "$s0" ] && [ "$(regions "$T")" = "$t0" ] || fail "e2fsck refusal wrote"
 rm -f "$TMP/other.img"
 ok "refusals leave source and target unchanged"
 
-# The clone.
-run 0 "$SWAPTOOL" "${P[@]}" --json clone "$S" "$T" --yes --shrink-source --undo "$TMP/p2.e2undo"
+# The clone. The source is only read: its whole content, hole map and times stay as they were.
+sync "$S"   # writeback settled: the digest reads the file as it stays
+src0=$(sparse_digest "$S")
+run 0 "$SWAPTOOL" "${P[@]}" --json clone "$S" "$T" --yes
 jeq .verdict pass
-jeq .clone.source_shrunk true
-jeq '[.clone.actions[].action] | join(",")' check,e2fsck,shrink,copy-raw,copy-used-blocks,fsck,write-table,verify,manual
+jeq .clone.source_written false
+jeq '[.clone.actions[].action] | join(",")' check,e2fsck,copy-raw,copy-used-blocks,shrink,fsck,write-table,verify,manual
 jeq '.checks[] | select(.id=="gpt-backup-header") | .backup_header_lba' 3907029167
-[ -s "$TMP/p2.e2undo" ] || fail "no undo file"
+[ "$(sparse_digest "$S")" = "$src0" ] || fail "the clone changed the source"
+[ -z "$(ls "$STATE" | grep -i undo)" ] || fail "an undo file in the state directory"
 [ -f "$STATE/clone.json" ] || fail "no clone record"
 ok "clone ran"
 
@@ -106,12 +109,11 @@ check_target() {
 check_target
 ok "target: e2fsck, sgdisk, GUIDs, UUIDs, $(wc -l <"$TMP/files") file hashes"
 
-# A rerun starts over cleanly: the source is already shrunk, the target is rewritten.
+# A rerun starts over cleanly: the target is rewritten, the source still unchanged.
 dd if=/dev/urandom of="$T" bs=1M count=1 seek=600 conv=notrunc status=none
-run 0 "$SWAPTOOL" "${P[@]}" --json clone "$S" "$T" --yes --shrink-source --undo "$TMP/p2-2.e2undo"
+run 0 "$SWAPTOOL" "${P[@]}" --json clone "$S" "$T" --yes
 jeq .verdict pass
-jeq .clone.source_shrunk false
-jeq '[.clone.actions[].action] | index("shrink")' null
 jeq .clone.fingerprint_from_plan true
 check_target
+[ "$(sparse_digest "$S")" = "$src0" ] || fail "the rerun changed the source"
 ok "rerun"

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* A FUSE file that is the target below a cut and the read-only source above it, so resize2fs can
+ * shrink a filesystem on its way from the source to the target without writing the source. */
+#pragma once
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct composite;
+
+struct composite_stats {
+	uint64_t src_read_bytes;     /* read from the source (above the cut) */
+	uint64_t tgt_read_bytes;     /* read from the target (below the cut) */
+	uint64_t tgt_write_bytes;    /* written to the target */
+	uint64_t tgt_zero_bytes;     /* all-zero blocks made holes on an image target instead */
+	uint64_t overlay_bytes;      /* written above the cut: kept in memory, then dropped */
+};
+
+/*
+ * Mount, in a new directory under `dir`, one file of `size` bytes whose bytes [0, cut) are
+ * tgt_fd@tgt_off (read and written) and [cut, size) read from src_fd@src_off + the same offset,
+ * with writes there going to an anonymous memory overlay (the source fd is read-only and is only
+ * read). `progress(ud, written, total)` sees the bytes written below the cut against `total`.
+ */
+struct composite_opts {
+	int src_fd, tgt_fd;
+	uint64_t src_off, tgt_off, cut, size;
+	uint64_t progress_total;
+	/* Byte ranges (start, length) of the file above the cut that hold something, sorted; the
+	 * rest (free blocks, blocks of unwritten extents) reads as zeros without touching the source.
+	 * NULL: read everything. */
+	const uint64_t (*runs)[2];
+	size_t nruns;
+	void (*progress)(void *ud, uint64_t done, uint64_t total);
+	void *ud;
+};
+int composite_mount(const char *dir, const struct composite_opts *o, struct composite **out, char **why);
+/* The path of the composite file. */
+const char *composite_path(const struct composite *c);
+/* Unmount, remove the directory, free; the figures of its life in *st (may be NULL). Returns the
+ * first I/O error the file met (negative errno), 0 when none. */
+int composite_unmount(struct composite *c, struct composite_stats *st);
