@@ -37,7 +37,7 @@ refused() {
 	local want=$1 tgt=$2
 	shift 2
 	n=$((n + 1))
-	run 3 "$SWAPTOOL" --state "$TMP/st$n" clone "$S" "$tgt" --yes --shrink-source --undo "$TMP/u$n" "$@"
+	run 3 "$SWAPTOOL" --state "$TMP/st$n" clone "$S" "$tgt" --yes "$@"
 	contains "$want"
 	[ "$(sha256sum <"$S")" = "$SUM" ] || fail "refusal of '$tgt' ($want) changed the source"
 	[ ! -e "$TMP/u$n" ] || fail "refusal of '$tgt' created the undo file"
