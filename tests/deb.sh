@@ -41,7 +41,7 @@ ok "built $(basename "$deb")"
 if [ -n "${DEB_OUT:-}" ]; then mkdir -p "$DEB_OUT" && cp "$deb" "$DEB_OUT/"; fi
 
 deps=$(dpkg-deb -f "$deb" Depends)
-for d in e2fsprogs gdisk util-linux fdisk libc6 libjson-c5 libext2fs2 libblkid1 libfdisk1 libarchive13 libnvme1 liburing2 libssl3 libinih1; do
+for d in e2fsprogs gdisk util-linux fdisk libc6 libjson-c5 libext2fs2 libblkid1 libfdisk1 libarchive13 libnvme1 liburing2 libssl3 libsmartcols1 libfuse3-3; do
 	grep -qE "(^|, )$d( |,|$)" <<<"$deps" || fail "Depends lacks $d: $deps"
 done
 dpkg-deb -c "$deb" | awk '{print $6}' >"$tmp/contents"
