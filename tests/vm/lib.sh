@@ -13,7 +13,7 @@ VM_TOOLS=(
 	mktemp timeout kill true false test expr du df find xargs grep sed awk cmp od bc nproc uname
 	jq tar gzip mkfs.vfat mke2fs mkfs.ext4 e2fsck e2undo fsck fsck.ext4 resize2fs tune2fs dumpe2fs debugfs
 	sgdisk sfdisk blkid partx losetup lsblk findmnt blockdev wipefs mount umount stty
-	nvme fio ssh-keygen
+	nvme fio ssh-keygen insmod
 )
 # Plain files the tools read: mke2fs's defaults. (/etc/passwd and /etc/group are written: root,
 # and nv, the node's user, for SUDO_USER and owners by name.)
@@ -32,7 +32,8 @@ vm_kernel() {
 		return
 	fi
 	KERNEL=$VMDIR/vmlinuz
-	[ -s "$KERNEL" ] && return
+	# the kernel and its fuse module (clone's shrink runs resize2fs through a FUSE file)
+	[ -s "$KERNEL" ] && [ -e "$VMDIR/fuse-module.done" ] && return
 	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
 		vm_skip "no apt-get/dpkg-deb to fetch linux-image-cloud-amd64; set VM_KERNEL to a kernel with NVMe built in"
 	local d dep
@@ -51,6 +52,9 @@ vm_kernel() {
 	fi
 	dpkg-deb -x "$d/${dep}"_*.deb "$d/x" || { rm -rf "$d"; vm_fail "dpkg-deb -x $dep failed"; }
 	cp "$d"/x/boot/vmlinuz-* "$KERNEL.tmp" && mv "$KERNEL.tmp" "$KERNEL"
+	rm -f "$VMDIR"/fuse.ko*
+	find "$d/x/lib/modules" -name 'fuse.ko*' -exec cp {} "$VMDIR/" \; 2>/dev/null || true
+	: >"$VMDIR/fuse-module.done"
 	echo "$dep" >"$VMDIR/kernel-package"
 	rm -rf "$d"
 	vm_say "kernel: $dep"
@@ -67,6 +71,7 @@ vm_guest_inputs() {
 	for f in "${VM_FILES[@]}"; do [ -r "$f" ] && echo "$f"; done
 	# the C.UTF-8 locale swaptool sets for its tables ("°C" as UTF-8, not \xc2\xb0)
 	[ -d /usr/lib/locale/C.utf8 ] && find /usr/lib/locale/C.utf8 -type f
+	ls "$VMDIR"/fuse.ko* 2>/dev/null || true
 	for c in "${VM_TOOLS[@]}"; do type -P "$c"; done | sort -u | xargs ldd 2>/dev/null |
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }'
 	ldd "$SWAPTOOL" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }'
@@ -97,6 +102,7 @@ vm_guest() {
 	printf 'root:x:0:\nnv:x:1000:\n' >"$root/etc/group"
 	: >"$root/etc/fstab"
 	install -m 755 "$VMSRC/init" "$root/init"
+	cp "$VMDIR"/fuse.ko* "$root/vm/" 2>/dev/null || true
 	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet >"$GUEST.tmp") ||
 		{ rm -rf "$root" "$GUEST.tmp"; vm_fail "cpio of the guest root failed"; }
 	rm -rf "$root"
