@@ -927,6 +927,24 @@ static void text_sweep(FILE *f, json_object *sweep, json_object *ref)
 	table_fprint(f, t, false);
 }
 
+/* One row of the comparison with a reference node's run: IOPS, p50 and p99.9 of A (the
+ * reference) and B (this node) with the B/A ratios, as text for report.txt and report.html. */
+static void compare_cells(json_object *a, json_object *b, char c[9][32])
+{
+	json_object *la = jget(a, "lat_us"), *lb = jget(b, "lat_us");
+
+	fmt_iops(jget_double(a, "iops"), c[0]);
+	fmt_iops(jget_double(b, "iops"), c[1]);
+	fmt_ratio(ratio_of(jget_double(b, "iops"), jget_double(a, "iops")), c[2]);
+	fmt_us(jget_double(la, "p50"), c[3]);
+	fmt_us(jget_double(lb, "p50"), c[4]);
+	fmt_ratio(ratio_of(jget_double(lb, "p50"), jget_double(la, "p50")), c[5]);
+	fmt_us(jget_double(la, "p99_9"), c[6]);
+	fmt_us(jget_double(lb, "p99_9"), c[7]);
+	fmt_ratio(ratio_of(jget_double(lb, "p99_9"), jget_double(la, "p99_9")), c[8]);
+}
+
+
 /* This node (B) against the reference node (A) from report --reference: per run, B/A ratios. */
 static void text_compare(FILE *f, json_object *rep, json_object *acc)
 {
@@ -945,15 +963,7 @@ static void text_compare(FILE *f, json_object *rep, json_object *acc)
 
 		if (!a)
 			continue;
-		fmt_iops(jget_double(a, "iops"), c[0]);
-		fmt_iops(jget_double(b, "iops"), c[1]);
-		fmt_ratio(ratio_of(jget_double(b, "iops"), jget_double(a, "iops")), c[2]);
-		fmt_us(jget_double(jget(a, "lat_us"), "p50"), c[3]);
-		fmt_us(jget_double(jget(b, "lat_us"), "p50"), c[4]);
-		fmt_ratio(ratio_of(jget_double(jget(b, "lat_us"), "p50"), jget_double(jget(a, "lat_us"), "p50")), c[5]);
-		fmt_us(jget_double(jget(a, "lat_us"), "p99_9"), c[6]);
-		fmt_us(jget_double(jget(b, "lat_us"), "p99_9"), c[7]);
-		fmt_ratio(ratio_of(jget_double(jget(b, "lat_us"), "p99_9"), jget_double(jget(a, "lat_us"), "p99_9")), c[8]);
+		compare_cells(a, b, c);
 		table_row(t, jget_str(b, "name") ?: "?", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
 	}
 	fprintf(f, "\nAgainst the reference node %s (A; this node %s is B; %s, record sha256 %.16s...)\n",
@@ -2183,15 +2193,7 @@ char *report_html(json_object *rep, const struct profile *p)
 
 				if (!a)
 					continue;
-				fmt_iops(jget_double(a, "iops"), c[0]);
-				fmt_iops(jget_double(b, "iops"), c[1]);
-				fmt_ratio(ratio_of(jget_double(b, "iops"), jget_double(a, "iops")), c[2]);
-				fmt_us(jget_double(jget(a, "lat_us"), "p50"), c[3]);
-				fmt_us(jget_double(jget(b, "lat_us"), "p50"), c[4]);
-				fmt_ratio(ratio_of(jget_double(jget(b, "lat_us"), "p50"), jget_double(jget(a, "lat_us"), "p50")), c[5]);
-				fmt_us(jget_double(jget(a, "lat_us"), "p99_9"), c[6]);
-				fmt_us(jget_double(jget(b, "lat_us"), "p99_9"), c[7]);
-				fmt_ratio(ratio_of(jget_double(jget(b, "lat_us"), "p99_9"), jget_double(jget(a, "lat_us"), "p99_9")), c[8]);
+				compare_cells(a, b, c);
 				fputs("<tr>", f);
 				td(f, NULL, jget_str(b, "name"));
 				for (unsigned k = 0; k < 9; k++)
