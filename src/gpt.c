@@ -47,18 +47,13 @@ static int read_lba(int fd, uint64_t lba, uint32_t lba_size, void *buf, size_t l
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-/* A GPT header at `lba` is valid when its signature, size, own LBA and both CRC32s check out. */
-static bool gpt_header_valid(int fd, uint64_t lba, uint32_t lba_size, uint64_t lba_count, struct gpt_header *h)
+/* The LBA at `lba` read into buf (lba_size bytes) when it holds a GPT header whose signature,
+ * size and header CRC32 check out (the CRC field is left zeroed). */
+static bool gpt_header_read(int fd, uint64_t lba, uint32_t lba_size, uint64_t lba_count, uint8_t *buf)
 {
-	_cleanup_free_ uint8_t *buf = xcalloc(1, lba_size);
-	_cleanup_free_ uint8_t *entries = NULL;
 	uint32_t hsize, crc, le32;
-	uint64_t le64;
-	size_t elen;
 
-	if (lba >= lba_count || read_lba(fd, lba, lba_size, buf, lba_size) < 0)
-		return false;
-	if (memcmp(buf, "EFI PART", 8) != 0)
+	if (lba >= lba_count || read_lba(fd, lba, lba_size, buf, lba_size) < 0 || memcmp(buf, "EFI PART", 8) != 0)
 		return false;
 	memcpy(&le32, buf + 12, 4);
 	hsize = le32toh(le32);
@@ -67,7 +62,19 @@ static bool gpt_header_valid(int fd, uint64_t lba, uint32_t lba_size, uint64_t l
 	memcpy(&le32, buf + 16, 4);
 	crc = le32toh(le32);
 	memset(buf + 16, 0, 4);
-	if ((uint32_t)crc32(0, buf, hsize) != crc)
+	return (uint32_t)crc32(0, buf, hsize) == crc;
+}
+
+/* A GPT header at `lba` is valid when its signature, size, own LBA and both CRC32s check out. */
+static bool gpt_header_valid(int fd, uint64_t lba, uint32_t lba_size, uint64_t lba_count, struct gpt_header *h)
+{
+	_cleanup_free_ uint8_t *buf = xcalloc(1, lba_size);
+	_cleanup_free_ uint8_t *entries = NULL;
+	uint32_t crc, le32;
+	uint64_t le64;
+	size_t elen;
+
+	if (!gpt_header_read(fd, lba, lba_size, lba_count, buf))
 		return false;
 #define LE64(off) (memcpy(&le64, buf + (off), 8), le64toh(le64))
 #define LE32(off) (memcpy(&le32, buf + (off), 4), le32toh(le32))
@@ -110,18 +117,9 @@ static bool gpt_signature(int fd, uint64_t lba, uint32_t lba_size)
 static bool header_oversized(int fd, uint64_t lba, uint32_t lba_size, uint64_t lba_count, uint64_t *bytes)
 {
 	_cleanup_free_ uint8_t *buf = xcalloc(1, lba_size);
-	uint32_t hsize, crc, le32, n, esize;
+	uint32_t le32, n, esize;
 
-	if (lba >= lba_count || read_lba(fd, lba, lba_size, buf, lba_size) < 0 || memcmp(buf, "EFI PART", 8) != 0)
-		return false;
-	memcpy(&le32, buf + 12, 4);
-	hsize = le32toh(le32);
-	if (hsize < 92 || hsize > lba_size)
-		return false;
-	memcpy(&le32, buf + 16, 4);
-	crc = le32toh(le32);
-	memset(buf + 16, 0, 4);
-	if ((uint32_t)crc32(0, buf, hsize) != crc)
+	if (!gpt_header_read(fd, lba, lba_size, lba_count, buf))
 		return false;
 	memcpy(&le32, buf + 80, 4);
 	n = le32toh(le32);
