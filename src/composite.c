@@ -227,35 +227,6 @@ static int co_read(const char *path, char *buf, size_t size, off_t off, struct f
 	return (int)n;
 }
 
-static bool zero(const char *b, size_t n)
-{
-	const uint64_t *w = (const uint64_t *)b;
-
-	for (size_t i = 0; i < n / 8; i++)
-		if (w[i])
-			return false;
-	for (size_t i = n & ~(size_t)7; i < n; i++)
-		if (b[i])
-			return false;
-	return true;
-}
-
-static int pwrite_full(int fd, const char *buf, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t r = pwrite(fd, buf, n, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		buf += r;
-		n -= (size_t)r;
-		off += (uint64_t)r;
-	}
-	return 0;
-}
-
 /* Below the cut: the target. On an image target an all-zero whole block becomes a hole (it reads
  * as zeros all the same), which is what keeps a rehearsal's scratch target as sparse as its
  * source: the blocks resize2fs moves there hold no file data. */
@@ -324,11 +295,11 @@ static int write_low(struct composite *c, const char *buf, size_t n, uint64_t of
 				k = BLK - off % BLK < n ? BLK - off % BLK : n;
 			else if (n >= BLK) {
 				k = BLK;
-				while (k + BLK <= n && zero(buf + k, BLK) == zero(buf, BLK))
+				while (k + BLK <= n && buf_is_zero(buf + k, BLK) == buf_is_zero(buf, BLK))
 					k += BLK;
 			} else
 				k = n;
-			z = zero(buf, k);
+			z = buf_is_zero(buf, k);
 		}
 		if (z && all_holes(c, off, k))
 			c->st.tgt_zero_bytes += k;
@@ -338,7 +309,7 @@ static int write_low(struct composite *c, const char *buf, size_t n, uint64_t of
 			c->st.tgt_zero_bytes += k;
 			hole_set(c, off, k, true);
 		} else {
-			r = pwrite_full(c->o.tgt_fd, buf, k, c->o.tgt_off + off);
+			r = pwrite_all(c->o.tgt_fd, buf, k, c->o.tgt_off + off);
 			if (r < 0)
 				return r;
 			c->st.tgt_write_bytes += k;

@@ -91,55 +91,6 @@ static bool aligned(uint64_t a, uint64_t b, uint64_t n)
 	return a % DIRECT_ALIGN == 0 && b % DIRECT_ALIGN == 0 && n % DIRECT_ALIGN == 0;
 }
 
-static bool all_zero(const char *b, size_t n)
-{
-	const uint64_t *w = (const uint64_t *)b;
-
-	for (size_t i = 0; i < n / 8; i++)
-		if (w[i])
-			return false;
-	for (size_t i = n & ~(size_t)7; i < n; i++)
-		if (b[i])
-			return false;
-	return true;
-}
-
-static int full_pread(int fd, char *buf, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t r = pread(fd, buf, n, off);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (r == 0)
-			return -EIO; /* the source ended before the plan said it would */
-		buf += r;
-		n -= r;
-		off += r;
-	}
-	return 0;
-}
-
-static int full_pwrite(int fd, const char *buf, size_t n, uint64_t off)
-{
-	while (n) {
-		ssize_t r = pwrite(fd, buf, n, off);
-
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += r;
-		n -= r;
-		off += r;
-	}
-	return 0;
-}
-
 static int tick(struct copier *c, uint64_t n)
 {
 	c->done += n;
@@ -165,7 +116,7 @@ static int zero_target(struct copier *c, uint64_t off, uint64_t len)
 	memset(c->buf, 0, COPY_BUF);
 	while (len) {
 		size_t n = len < COPY_BUF ? len : COPY_BUF;
-		int r = full_pwrite(c->dfd, c->buf, n, off);
+		int r = pwrite_all(c->dfd, c->buf, n, off);
 
 		if (r < 0)
 			return r;
@@ -182,16 +133,16 @@ static int copy_data(struct copier *c, uint64_t soff, uint64_t doff, uint64_t le
 		bool al = aligned(soff, doff, n);
 		int r;
 
-		r = full_pread(al && c->sdfd >= 0 ? c->sdfd : c->sfd, c->buf, n, soff);
+		r = pread_all(al && c->sdfd >= 0 ? c->sdfd : c->sfd, c->buf, n, soff);
 		if (r < 0)
 			return r;
 		/* A zero run on an image target becomes a hole: the target stays as sparse as the
 		 * source, which is what keeps a rehearsal under 1 GB of real disk. */
-		if (c->dst_file && all_zero(c->buf, n)) {
+		if (c->dst_file && buf_is_zero(c->buf, n)) {
 			r = zero_target(c, doff, n);
 			c->st->hole_bytes += n;
 		} else {
-			r = full_pwrite(al && c->ddfd >= 0 ? c->ddfd : c->dfd, c->buf, n, doff);
+			r = pwrite_all(al && c->ddfd >= 0 ? c->ddfd : c->dfd, c->buf, n, doff);
 			c->st->data_bytes += n;
 		}
 		if (r < 0)

@@ -119,6 +119,52 @@ int fsync_parent_dir(const char *path)
 	return fsync(dfd) < 0 ? -errno : 0;
 }
 
+int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n, len -= (size_t)n, off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int pread_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) /* 0: the file ended before the caller said it would */
+			return n < 0 ? -errno : -EIO;
+		p += n, len -= (size_t)n, off += (uint64_t)n;
+	}
+	return 0;
+}
+
+bool buf_is_zero(const void *buf, size_t n)
+{
+	const unsigned char *b = buf;
+	size_t i = 0;
+
+	/* eight bytes at a time where the buffer is aligned for it (I/O buffers are) */
+	if (((uintptr_t)b & 7) == 0)
+		for (; i + 8 <= n; i += 8)
+			if (*(const uint64_t *)(b + i))
+				return false;
+	for (; i < n; i++)
+		if (b[i])
+			return false;
+	return true;
+}
+
 int write_all(int fd, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;

@@ -65,6 +65,11 @@ int read_attr(const char *path, char **out);
  * nothing (end of file, full device) is -EIO. */
 int write_all(int fd, const void *buf, size_t len);
 int read_all(int fd, void *buf, size_t len);
+/* The same at a file offset (pwrite/pread). */
+int pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+int pread_all(int fd, void *buf, size_t len, uint64_t off);
+/* Whether n bytes of buf are all zero (a block that may stay a hole). */
+bool buf_is_zero(const void *buf, size_t n);
 /* Keep the last cap bytes of a stream (a child's output) in tail: append n bytes, dropping the oldest. */
 void tail_append(char *tail, size_t cap, size_t *len, const char *buf, size_t n);
 
