@@ -43,6 +43,24 @@ run() {
 	fi
 }
 
+# says CODE TEXT CMD...: CMD exits CODE within 20 s (124 would be a hang), its output holding TEXT.
+says() {
+	local want=$1 text=$2
+	shift 2
+	run "$want" timeout 20 "$@"
+	contains "$text"
+}
+# says_json CODE TEXT CMD...: the same under --json: exactly one JSON document, whose error has
+# exit code CODE and a message holding TEXT.
+says_json() {
+	local want=$1 text=$2
+	shift 2
+	run "$want" timeout 20 "$@"
+	[ "$(printf '%s' "$OUT" | jq -s length)" = 1 ] || fail "'$*': not one JSON document"
+	jeq .error.exit_code "$want"
+	jeq ".error.message | contains(\"$text\")" true
+}
+
 # jeq FILTER EXPECTED: the JSON in $OUT at FILTER equals EXPECTED (compared as jq -r text).
 jeq() {
 	local got

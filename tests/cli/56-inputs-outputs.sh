@@ -13,31 +13,14 @@ write_records "$STATE"
 dgx5_accept "$TMP/ref.json"
 mkfifo "$TMP/fifo"
 
-# t CODE TEXT CMD...: CMD exits CODE within 20 s (124 is the hang), stdout/stderr holding TEXT
-t() {
-	local want=$1 text=$2
-	shift 2
-	run "$want" timeout 20 "$@"
-	contains "$text"
-}
-# tj CODE TEXT CMD...: the same under --json: exactly one JSON document, the error's exit code
-tj() {
-	local want=$1 text=$2
-	shift 2
-	run "$want" timeout 20 "$@"
-	[ "$(printf '%s' "$OUT" | jq -s length)" = 1 ] || fail "'$*': not one JSON document"
-	jeq .error.exit_code "$want"
-	jeq ".error.message | contains(\"$text\")" true
-}
-
 # ---- inputs
 for bad in "$TMP/fifo" /dev/zero "$TMP"; do
 	kind=$(case $bad in "$TMP/fifo") echo "a FIFO";; /dev/zero) echo "a character device";; *) echo "a directory";; esac)
-	t 3 "$kind" "$SWAPTOOL" compare "$bad" "$TMP/ref.json"
-	t 3 "$kind" "$SWAPTOOL" compare "$TMP/ref.json" "$bad"
-	tj 3 "$kind" "$SWAPTOOL" --json compare "$bad" "$TMP/ref.json"
-	t 2 "$kind" "$SWAPTOOL" --state "$STATE" --profile "$bad" status
-	tj 2 "$kind" "$SWAPTOOL" --state "$STATE" --json --profile "$bad" status
+	says 3 "$kind" "$SWAPTOOL" compare "$bad" "$TMP/ref.json"
+	says 3 "$kind" "$SWAPTOOL" compare "$TMP/ref.json" "$bad"
+	says_json 3 "$kind" "$SWAPTOOL" --json compare "$bad" "$TMP/ref.json"
+	says 2 "$kind" "$SWAPTOOL" --state "$STATE" --profile "$bad" status
+	says_json 2 "$kind" "$SWAPTOOL" --state "$STATE" --json --profile "$bad" status
 done
 ok "compare inputs and --profile: FIFO, /dev/zero, directory refused"
 
@@ -48,10 +31,10 @@ if command -v ssh-keygen >/dev/null; then
 	R=$TMP/rep/report.json
 	run 0 timeout 20 "$SWAPTOOL" verify-report "$R"
 	for bad in "$TMP/fifo" /dev/zero; do
-		t 3 "cannot read the signature '$bad'" "$SWAPTOOL" verify-report "$R" --sig "$bad"
-		tj 3 "cannot read the signature" "$SWAPTOOL" --json verify-report "$R" --sig "$bad"
-		t 3 "cannot read the report '$bad'" "$SWAPTOOL" verify-report "$bad" --sig "$R.sig"
-		t 3 "cannot read the allowed signers file '$bad'" "$SWAPTOOL" verify-report "$R" --allowed-signers "$bad" --identity t@x
+		says 3 "cannot read the signature '$bad'" "$SWAPTOOL" verify-report "$R" --sig "$bad"
+		says_json 3 "cannot read the signature" "$SWAPTOOL" --json verify-report "$R" --sig "$bad"
+		says 3 "cannot read the report '$bad'" "$SWAPTOOL" verify-report "$bad" --sig "$R.sig"
+		says 3 "cannot read the allowed signers file '$bad'" "$SWAPTOOL" verify-report "$R" --allowed-signers "$bad" --identity t@x
 	done
 	ok "verify-report: FIFO and /dev/zero as report, --sig, --allowed-signers refused"
 fi
@@ -61,12 +44,12 @@ S2=$TMP/s2
 write_records "$S2"
 rm "$S2/accept.json"
 mkfifo "$S2/accept.json"
-t 3 "cannot read the record '$S2/accept.json': it is a FIFO" "$SWAPTOOL" --state "$S2" status
-tj 3 "it is a FIFO" "$SWAPTOOL" --state "$S2" --json status
+says 3 "cannot read the record '$S2/accept.json': it is a FIFO" "$SWAPTOOL" --state "$S2" status
+says_json 3 "it is a FIFO" "$SWAPTOOL" --state "$S2" --json status
 run 3 timeout 20 "$SWAPTOOL" --state "$S2" report --no-sign --out "$TMP/r2"
 rm "$S2/accept.json"
 ln -s /dev/zero "$S2/accept.json"
-t 3 "it is a character device" "$SWAPTOOL" --state "$S2" status
+says 3 "it is a character device" "$SWAPTOOL" --state "$S2" status
 ok "records: FIFO and /dev/zero in the state directory refused"
 
 # nvme-cli dumps
@@ -81,13 +64,13 @@ if command -v sgdisk >/dev/null; then
 	for f in id-ctrl.bin smart-log.bin error-log.bin; do
 		mv "$D/$f" "$D/$f.good"
 		mkfifo "$D/$f"
-		t 3 "dump '$D/$f' cannot be used: it is a FIFO" \
+		says 3 "dump '$D/$f' cannot be used: it is a FIFO" \
 			"$SWAPTOOL" --state "$TMP/s3" preflight "$img" --target 2000398934016 --from-dumps "$D"
-		tj 3 "it is a FIFO" "$SWAPTOOL" --state "$TMP/s3" --json preflight "$img" --target 2000398934016 --from-dumps "$D"
+		says_json 3 "it is a FIFO" "$SWAPTOOL" --state "$TMP/s3" --json preflight "$img" --target 2000398934016 --from-dumps "$D"
 		rm "$D/$f"
 		if [ "$(id -u)" = 0 ]; then
 			mknod "$D/$f" c 1 5 # /dev/zero's numbers
-			t 3 "it is a character device" \
+			says 3 "it is a character device" \
 				"$SWAPTOOL" --state "$TMP/s3" preflight "$img" --target 2000398934016 --from-dumps "$D"
 			rm "$D/$f"
 		fi
