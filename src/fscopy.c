@@ -313,22 +313,33 @@ void ext_runs_free(struct ext_runs *er)
 	er->nruns = 0;
 }
 
+/* The ext filesystem at src_off in src_path, opened read-only with its block bitmap loaded. */
+static int open_with_bitmap(const char *src_path, uint64_t src_off, ext2_filsys *fs, char **why)
+{
+	_cleanup_free_ char *opts = xasprintf("offset=%" PRIu64, src_off);
+	errcode_t e = ext2fs_open2(src_path, opts, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, fs);
+
+	if (e)
+		return ext_err(why, e, "cannot open the ext filesystem in", src_path);
+	e = ext2fs_read_block_bitmap(*fs);
+	if (e)
+		return ext_err(why, e, "cannot read the block bitmap of", src_path);
+	return 0;
+}
+
 static int ext_runs(const char *src_path, uint64_t src_off, bool meta, struct ext_runs *er, char **why)
 {
 	_cleanup_(ext2fs_closep) ext2_filsys fs = NULL;
-	_cleanup_free_ char *opts = xasprintf("offset=%" PRIu64, src_off);
 	ext2fs_block_bitmap bm = NULL;
 	blk64_t first, end, b;
 	size_t cap = 0;
 	errcode_t e;
+	int r;
 
 	*er = (struct ext_runs){ 0 };
-	e = ext2fs_open2(src_path, opts, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
-	if (e)
-		return ext_err(why, e, "cannot open the ext filesystem in", src_path);
-	e = ext2fs_read_block_bitmap(fs);
-	if (e)
-		return ext_err(why, e, "cannot read the block bitmap of", src_path);
+	r = open_with_bitmap(src_path, src_off, &fs, why);
+	if (r < 0)
+		return r;
 	e = ext2fs_copy_bitmap(fs->block_map, &bm);
 	if (e)
 		return ext_err(why, e, "cannot copy the block bitmap of", src_path);
@@ -484,19 +495,14 @@ void ext_past_free(struct ext_past *p)
 int fscopy_ext_past(const char *src_path, uint64_t src_off, uint64_t cut, struct ext_past *p, char **why)
 {
 	_cleanup_(ext2fs_closep) ext2_filsys fs = NULL;
-	_cleanup_free_ char *opts = xasprintf("offset=%" PRIu64, src_off);
 	struct ext_runs er;
 	blk64_t end, b;
-	errcode_t e;
 	int r;
 
 	*p = (struct ext_past){ 0 };
-	e = ext2fs_open2(src_path, opts, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
-	if (e)
-		return ext_err(why, e, "cannot open the ext filesystem in", src_path);
-	e = ext2fs_read_block_bitmap(fs);
-	if (e)
-		return ext_err(why, e, "cannot read the block bitmap of", src_path);
+	r = open_with_bitmap(src_path, src_off, &fs, why);
+	if (r < 0)
+		return r;
 	p->block_size = fs->blocksize;
 	/* inode-table blocks past each group's last used inode: never written by the kernel
 	 * (lazy init) or zeroed, so a rehearsal's copy of them is holes */
