@@ -366,17 +366,24 @@ void out_error(const struct ctx *ctx, int code, const char *msg)
 	fprintf(stderr, "swaptool%s%s: %s\n", ctx->step ? " " : "", ctx->step ? ctx->step : "", msg);
 }
 
+/* The progress line (stderr, a terminal) rewritten in place; `end` "\n" keeps it as a note. */
+static void status_line(const struct ctx *ctx, const char *end, const char *fmt, va_list ap)
+{
+	if (!ctx->progress)
+		return;
+	fputs("\r\033[K", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(end, stderr);
+	fflush(stderr);
+}
+
 void out_progress(const struct ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!ctx->progress)
-		return;
-	fputs("\r\033[K", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	status_line(ctx, "", fmt, ap);
 	va_end(ap);
-	fflush(stderr);
 }
 
 void out_progress_end(const struct ctx *ctx)
@@ -432,11 +439,7 @@ void out_note(const struct ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!ctx->progress)
-		return;
-	fputs("\r\033[K", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	status_line(ctx, "\n", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
