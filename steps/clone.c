@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "disk.h"
@@ -177,11 +178,54 @@ static int expected_fingerprint(struct ctx *ctx, const struct clone_args *a, con
 	return 0;
 }
 
+/* The whole-disk sysfs name of `path` when it is a block device ("nvme1n1"), else NULL: taken
+ * before the clone starts, because a drive that vanishes takes its /dev node with it. */
+static char *block_name(const char *path)
+{
+	struct stat st;
+	char *name = NULL;
+
+	if (stat(path, &st) < 0 || !S_ISBLK(st.st_mode) || sysfs_block_name(st.st_rdev, &name) < 0)
+		return NULL;
+	return name;
+}
+
+/* True when the block device that was `name` has left /sys/block. */
+static bool gone(const char *name)
+{
+	_cleanup_free_ char *sys = NULL;
+
+	if (!name)
+		return false;
+	sys = xasprintf("/sys/block/%s", name);
+	return access(sys, F_OK) != 0;
+}
+
+/* A clone that failed because a drive left the machine (hot-unplugged, its controller reset away)
+ * says so and names the drive, whatever error the copy happened to see (ENOSPC once the kernel
+ * set its size to 0, EIO, ENXIO): exit 3, the job could not be done. `cause`: that error;
+ * `target_state`: where that leaves the target. Returns -1 when both drives are still there. */
+static int drive_vanished(struct ctx *ctx, const struct clone_args *a, const char *src_name, const char *tgt_name,
+			  const char *cause, const char *target_state)
+{
+	if (gone(tgt_name))
+		return ctx_error(ctx, EXIT_FAILED,
+				 "the target drive '%s' under '%s' vanished during the clone (%s) and /sys/block/%s is "
+				 "gone; %s: reseat or reconnect it, then run clone again",
+				 tgt_name, a->target, cause, tgt_name, target_state);
+	if (gone(src_name))
+		return ctx_error(ctx, EXIT_FAILED,
+				 "the source drive '%s' under '%s' vanished during the clone (%s) and /sys/block/%s is "
+				 "gone; it was only read, and %s: reseat or reconnect it, then run clone again",
+				 src_name, a->source, cause, src_name, target_state);
+	return -1;
+}
+
 int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	struct clone_args a;
 	_cleanup_(disk_closep) struct disk src = { .fd = -1 };
-	_cleanup_free_ char *key = NULL, *why = NULL;
+	_cleanup_free_ char *key = NULL, *why = NULL, *src_name = NULL, *tgt_name = NULL;
 	struct layout l = { 0 };
 	struct plan p = { 0 };
 	struct plan_env env = { 0 };
@@ -223,6 +267,8 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	r = expected_fingerprint(ctx, &a, &p, key, &fp_checked);
 	if (r)
 		goto out;
+	src_name = block_name(a.source);
+	tgt_name = block_name(a.target);
 	stop_flag = 0;
 	sigaction(SIGINT, &sa, &old);
 	/* SIGTERM stops the clone the same way: the tools it runs stop, the composite file of the
@@ -244,8 +290,19 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 	if (r < 0) {
 		int code = r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED;
+		int gone_code = -1;
+
+		if (r != -EINTR)
+			gone_code = drive_vanished(ctx, &a, src_name, tgt_name, env.why ?: strerror(-r),
+						   env.target_touched ? "the target carries no table until a clone finishes"
+								      : "nothing was written to the target");
 
 		json_object_put(ui.actions);
+		if (gone_code >= 0) {
+			free(env.why);
+			r = gone_code;
+			goto out;
+		}
 		r = ctx_error(ctx, code, "%s%s%s", env.why ? env.why : strerror(-r),
 			      env.refusal ? " (nothing was written)" : "",
 			      !env.refusal && env.target_touched && r != -EINTR
@@ -270,6 +327,12 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		size_t n;
 
 		plan_verify_target(&p, a.target, checks, &ok);
+		r = ok ? -1 : drive_vanished(ctx, &a, src_name, tgt_name, "reading the target back failed",
+						     "the target was written but not read back");
+		if (r >= 0) {
+			json_object_put(checks);
+			goto out;
+		}
 		n = json_object_array_length(checks);
 		for (size_t i = 0; i < n; i++) {
 			json_object *c = json_object_array_get_idx(checks, i);
