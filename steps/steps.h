@@ -8,7 +8,7 @@
  *      are already removed), gathers data into the record and never prints. It returns the
  *      exit code: record_exit_code(rec) when it produced a record, or ctx_error(ctx, code, ...)
  *      when it could not.
- *   2. Declare both here and add one line to the table in src/main.c.
+ *   2. Declare both here and add one line to the table in cli/main.c.
  *   3. Add the file to step_files in meson.build; write docs/swaptool-NAME.1, add it to install_man
  *      and to the list in docs/swaptool.1; add a CLI test (tests/cli/NN-NAME.sh) and a README row.
  */
@@ -64,7 +64,7 @@ int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size,
 
 
 
-/* One pair per step, in the order of the table in src/main.c. */
+/* One pair per step, in the order of the table in cli/main.c. */
 int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_preflight_render(const struct ctx *ctx, json_object *record);
 
