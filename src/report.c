@@ -4,7 +4,7 @@
 #include "report.h"
 #include "profile.h"
 #include "size.h"
-#include "out.h"
+#include "table.h"
 #include "drives.h"
 
 #include <ctype.h>

@@ -13,6 +13,30 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
+static const struct option backup_options[] = {
+	STEP_OPT_HOME,
+	STEP_OPT_ROOT,
+	{ "out", required_argument, NULL, 'o' },
+	{ "copy-to", required_argument, NULL, 'c' },
+	{ "skip-unreadable", no_argument, NULL, 's' },
+	{ 0 },
+};
+
+const struct step step_backup = {
+	.name = "backup",
+	.summary = "the node's irreplaceable config (controller.key, ~/.ssh, netplan, fstab, hosts) as a verified tarball",
+	.usage = "swaptool backup [--home DIR] [--root DIR] [--out FILE] [--copy-to DIR] [--skip-unreadable]\n"
+		 "  --home DIR          home of the node's user, as the node sees it (default: $SUDO_USER's, else $HOME)\n"
+		 "  --root DIR          read the backup set under DIR instead of / (offline or demo trees)\n"
+		 "  --out FILE          the tarball (default ~/HOST-swap-backup-YYYYMMDD/HOST-config.tar.gz)\n"
+		 "  --copy-to DIR       also copy it into DIR (off the drive being replaced), synced and hash-checked\n"
+		 "  --skip-unreadable   record unreadable files as skipped instead of failing (exit 3)\n",
+	.options = backup_options,
+	.run = step_backup_run,
+	.render = step_backup_render,
+	.flags = STEP_SAVES_RECORD,
+};
+
 /* The whole disk under a device number: "nvme0n1" for nvme0n1p2 (sysfs), or NULL. */
 static char *whole_disk(dev_t dev)
 {
@@ -180,15 +204,6 @@ static int check_output(struct ctx *ctx, const char *what, const char *path, con
 
 int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
-	static const struct option opts[] = {
-		{ "home", required_argument, NULL, 'H' },
-		{ "root", required_argument, NULL, 'r' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "copy-to", required_argument, NULL, 'c' },
-		{ "skip-unreadable", no_argument, NULL, 's' },
-		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
-		{ 0 },
-	};
 	const char *home_opt = NULL, *root = "/", *out_opt = NULL, *copy_dir = NULL;
 	bool skip_unreadable = false;
 	_cleanup_free_ char *home = NULL, *out = NULL, *why = NULL, *hp = NULL, *tmp = NULL, *copy_dest = NULL,
@@ -204,7 +219,7 @@ int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	bool req_ok = true, home_dir;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", backup_options, NULL)) != -1) {
 		switch (c) {
 		case 'H': home_opt = optarg; break;
 		case 'r': root = optarg; break;

@@ -14,6 +14,29 @@
 #include "plan.h"
 #include "size.h"
 
+static const struct option clone_options[] = {
+	{ "yes", no_argument, NULL, 'y' },
+	{ "fingerprint", required_argument, NULL, 'f' },
+	STEP_OPT_TARGET_LBA_SIZE,
+	STEP_OPT_LBA_SIZE,
+	{ 0 },
+};
+
+const struct step step_clone = {
+	.name = "clone",
+	.summary = "path 2 on the disks: used-block copy, shrink on the way, new GPT, check (the source is only read)",
+	.usage = "swaptool clone SOURCE TARGET --yes [--fingerprint HEX]\n"
+		 "  --yes                   required: the whole target is overwritten\n"
+		 "  --fingerprint HEX       the plan's fingerprint; default: the one 'swaptool plan' saved for SOURCE\n"
+		 "  --target-lba-size N     LBA size of an image-file TARGET (default 512)\n"
+		 STEP_USAGE_LBA_SIZE
+		 "exit: 0 done and verified, 1 a check of the result failed, 3 refused or failed, 130 interrupted\n",
+	.options = clone_options,
+	.run = step_clone_run,
+	.render = step_clone_render,
+	.flags = STEP_SAVES_RECORD,
+};
+
 static void json_object_putp(json_object **o) { if (*o) json_object_put(*o); }
 
 struct clone_args {
@@ -31,17 +54,10 @@ static void on_sigint(int sig)
 
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct clone_args *a)
 {
-	static const struct option opts[] = {
-		{ "yes", no_argument, NULL, 'y' },
-		{ "fingerprint", required_argument, NULL, 'f' },
-		{ "target-lba-size", required_argument, NULL, 'T' },
-		{ "lba-size", required_argument, NULL, 'I' },
-		{}
-	};
 	int c;
 
 	*a = (struct clone_args){ .target_lba_size = 512, .image_lba_size = 512 };
-	while ((c = getopt_long(argc, argv, "y", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", clone_options, NULL)) != -1) {
 		switch (c) {
 		case 'y': a->yes = true; break;
 		case 'f': a->fingerprint = optarg; break;

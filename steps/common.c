@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers the steps share: the error slot, option parsing (LBA sizes, --target, --map-user,
+/* Helpers the steps share: option parsing (LBA sizes, --target, --map-user,
  * --root) and opening the source. */
 #include "steps.h"
 #include "disk.h"
@@ -8,19 +8,6 @@
 
 #include <inttypes.h>
 #include <sys/stat.h>
-
-int ctx_error(struct ctx *ctx, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	free(ctx->err_msg);
-	va_start(ap, fmt);
-	if (vasprintf(&ctx->err_msg, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	ctx->err_code = code;
-	return code;
-}
 
 int step_bad_option(struct ctx *ctx, int argc, char **argv)
 {

@@ -7,6 +7,21 @@
 #include <inttypes.h>
 #include <math.h>
 
+static const struct option compare_options[] = {
+	{ 0 },
+};
+
+const struct step step_compare = {
+	.name = "compare",
+	.summary = "two accept results side by side (candidate vs reference node), with B/A ratios and gates",
+	.usage = "swaptool compare A.json B.json\n"
+		 "  A.json, B.json  accept records (STATE/accept.json) or signed reports (report.json)\n",
+	.options = compare_options,
+	.run = step_compare_run,
+	.render = step_compare_render,
+	.flags = 0,
+};
+
 /* The largest compare input: a report embeds every record (a few MiB at most). */
 #define COMPARE_MAX_BYTES (256u << 20)
 
@@ -135,14 +150,10 @@ static void gate_check(struct record *rec, const char *id, const char *label, js
 
 int step_compare_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
-	static const struct option opts[] = {
-		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
-		{ 0 },
-	};
 	json_object *da = NULL, *db = NULL, *a, *b, *runs, *gates, *names;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "", compare_options, NULL)) != -1)
 		return step_bad_option(ctx, argc, argv);
 	if (optind + 2 != argc)
 		return ctx_error(ctx, EXIT_USAGE, "compare takes two files: A.json B.json (accept records or reports); "

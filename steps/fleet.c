@@ -9,6 +9,25 @@
 #include <inttypes.h>
 #include <math.h>
 
+static const struct option fleet_options[] = {
+	{ "reference", required_argument, NULL, 'r' },
+	{ 0 },
+};
+
+const struct step step_fleet = {
+	.name = "fleet",
+	.summary = "many nodes in one view: drive class, delta, path, accept figures against a reference, gates",
+	.usage = "swaptool fleet RECORD... [--reference HOST]\n"
+		 "  RECORD            preflight or accept records (STATE/STEP.json), report records or report.json\n"
+		 "  --reference HOST  the node the others' accept figures are divided by (default: the first\n"
+		 "                    node whose accept passed)\n"
+		 "exit: 0 every node passes, 1 a node failed a step, 2 usage, 3 unreadable or malformed input\n",
+	.options = fleet_options,
+	.run = step_fleet_run,
+	.render = step_fleet_render,
+	.flags = 0,
+};
+
 /* Union of the run names of every node's accept record, in order of first appearance. */
 static json_object *run_names(const struct node_set *set)
 {
@@ -227,18 +246,13 @@ static json_object *node_view(struct record *rec, const struct node *n, const st
 
 int step_fleet_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
-	static const struct option opts[] = {
-		{ "reference", required_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
-		{ 0 },
-	};
 	struct node_set set = { 0 };
 	const char *refname = NULL, *ref_from = NULL;
 	const struct node *ref = NULL;
 	json_object *names, *nodes, *r_o;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", fleet_options, NULL)) != -1) {
 		if (c == 'r' && *optarg)
 			refname = optarg;
 		else

@@ -10,6 +10,23 @@
 #include <math.h>
 #include <time.h>
 
+static const struct option metrics_options[] = {
+	{ "out", required_argument, NULL, 'o' },
+	{ 0 },
+};
+
+const struct step step_metrics = {
+	.name = "metrics",
+	.summary = "records and reports as node_exporter textfile metrics (Prometheus text format)",
+	.usage = "swaptool metrics RECORD... [--out FILE]\n"
+		 "  RECORD      preflight or accept records (STATE/STEP.json), report records or report.json, of any nodes\n"
+		 "  --out FILE  write FILE atomically, mode 0644 (e.g. in node_exporter's textfile directory)\n",
+	.options = metrics_options,
+	.run = step_metrics_run,
+	.render = step_metrics_render,
+	.flags = 0,
+};
+
 /* One metric family: its samples are kept together, as the format requires, in the order below. */
 struct family {
 	const char *name, *type, *help;
@@ -345,11 +362,6 @@ static void report(struct family *fams, const struct node *n)
 
 int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
-		{ 0 },
-	};
 	struct family fams[F_COUNT];
 	struct node_set set = { 0 };
 	const char *out = NULL;
@@ -359,7 +371,7 @@ int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	FILE *f;
 	int c, r = 0;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", metrics_options, NULL)) != -1) {
 		if (c == 'o' && *optarg)
 			out = optarg;
 		else

@@ -13,6 +13,37 @@
 #include "plan.h"
 #include "size.h"
 
+static const struct option plan_options[] = {
+	STEP_OPT_TARGET,
+	STEP_OPT_TARGET_LBA_SIZE,
+	STEP_OPT_LBA_SIZE,
+	{ "path", required_argument, NULL, 'p' },
+	{ "script", required_argument, NULL, 's' },
+	{ "rehearse", no_argument, NULL, 'r' },
+	{ "scratch", required_argument, NULL, 'S' },
+	STEP_OPT_HOME,
+	{ 0 },
+};
+
+const struct step step_plan = {
+	.name = "plan",
+	.summary = "both migration paths with exact figures and commands; --rehearse proves path 2 on throwaway copies",
+	.usage = "swaptool plan SOURCE --target SIZE|DEVICE|IMAGE [--path fresh|clone] [--script FILE] [--rehearse [--scratch DIR]]\n"
+		 STEP_USAGE_TARGET
+		 "  --target-lba-size N     LBA size of a bare --target count (default 512; 4096 rewrites the GPT in 4 KiB LBAs)\n"
+		 STEP_USAGE_LBA_SIZE
+		 "  --path fresh|clone      show only path 1 (fresh install + restore) or path 2 (clone with shrink)\n"
+		 "  --script FILE           write path 2 as a bash script that checks sizes, serials and the fingerprint\n"
+		 "                          before each destructive command\n"
+		 "  --rehearse              run path 2 on metadata-only sparse copies; the source is never written\n"
+		 "  --scratch DIR           where the rehearsal's sparse copies go (default $TMPDIR, else /var/tmp)\n"
+		 "  --home DIR              home of the node's user inside the source (for the re-fetchable sizes)\n",
+	.options = plan_options,
+	.run = step_plan_run,
+	.render = step_plan_render,
+	.flags = STEP_SAVES_RECORD | STEP_READS_ONLY,
+};
+
 static volatile sig_atomic_t rehearse_stop;
 static void on_stop(int sig)
 {
@@ -28,22 +59,10 @@ struct plan_args {
 
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *a)
 {
-	static const struct option opts[] = {
-		{ "target", required_argument, NULL, 't' },
-		{ "target-lba-size", required_argument, NULL, 'T' },
-		{ "lba-size", required_argument, NULL, 'I' },
-		{ "image-lba-size", required_argument, NULL, 'I' },
-		{ "path", required_argument, NULL, 'p' },
-		{ "script", required_argument, NULL, 's' },
-		{ "rehearse", no_argument, NULL, 'r' },
-		{ "scratch", required_argument, NULL, 'S' },
-		{ "home", required_argument, NULL, 'H' },
-		{}
-	};
 	int c;
 
 	*a = (struct plan_args){ .target_lba_size = 512, .image_lba_size = 512 };
-	while ((c = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", plan_options, NULL)) != -1) {
 		switch (c) {
 		case 't': a->target_spec = optarg; break;
 		case 'T':

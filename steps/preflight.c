@@ -9,6 +9,33 @@
 
 #include <inttypes.h>
 
+static const struct option preflight_options[] = {
+	STEP_OPT_TARGET,
+	STEP_OPT_TARGET_LBA_SIZE,
+	STEP_OPT_LBA_SIZE,
+	STEP_OPT_HOME,
+	{ "from-dumps", required_argument, NULL, 'D' },
+	{ "target-model", required_argument, NULL, 'M' },
+	{ 0 },
+};
+
+const struct step step_preflight = {
+	.name = "preflight",
+	.summary = "identity, health and class of the source drive; the clone trap, to the byte",
+	.usage = "swaptool preflight SOURCE --target SIZE|DEVICE|IMAGE [options]\n"
+		 "  SOURCE                  NVMe controller (/dev/nvme0), block device or image file\n"
+		 STEP_USAGE_TARGET
+		 "  --target-lba-size N     LBA size of a bare --target count (default 512)\n"
+		 STEP_USAGE_LBA_SIZE
+		 "  --home DIR              home of the node's user (default: $SUDO_USER's, else $HOME)\n"
+		 "  --from-dumps DIR        judge the drive from nvme-cli binary dumps (id-ctrl.bin, smart-log.bin...)\n"
+		 "  --target-model MODEL    the target's model, looked up in the drive catalogue\n",
+	.options = preflight_options,
+	.run = step_preflight_run,
+	.render = step_preflight_render,
+	.flags = STEP_SAVES_RECORD | STEP_READS_ONLY,
+};
+
 struct preflight_args {
 	const char *source;
 	const char *target_spec;
@@ -21,26 +48,17 @@ struct preflight_args {
 
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_args *a)
 {
-	static const struct option opts[] = {
-		{ "target", required_argument, NULL, 't' },
-		{ "target-lba-size", required_argument, NULL, 'T' },
-		{ "lba-size", required_argument, NULL, 'L' },
-		{ "home", required_argument, NULL, 'H' },
-		{ "from-dumps", required_argument, NULL, 'D' },
-		{ "target-model", required_argument, NULL, 'M' },
-		{}
-	};
 	int c;
 
 	*a = (struct preflight_args){ .target_lba_size = 512, .image_lba_size = 512 };
-	while ((c = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", preflight_options, NULL)) != -1) {
 		switch (c) {
 		case 't': a->target_spec = optarg; break;
 		case 'T':
 			if (step_parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
 				return EXIT_USAGE;
 			break;
-		case 'L':
+		case 'I':
 			if (step_parse_lba_size(ctx, "--lba-size", optarg, &a->image_lba_size))
 				return EXIT_USAGE;
 			break;

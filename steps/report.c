@@ -8,6 +8,34 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+static const struct option report_options[] = {
+	{ "key", required_argument, NULL, 'k' },
+	{ "out", required_argument, NULL, 'o' },
+	{ "identity", required_argument, NULL, 'I' },
+	{ "no-sign", no_argument, NULL, 'n' },
+	{ "reference", required_argument, NULL, 'R' },
+	{ 0 },
+};
+
+const struct step step_report = {
+	.name = "report",
+	.summary = "one signed report (report.json + SSHSIG, report.txt, report.html) from the step records",
+	.usage = "swaptool report [--key FILE] [--out DIR] [--identity NAME] [--no-sign] [--reference FILE]\n"
+		 "  --key FILE        OpenSSH ed25519 private key, mode 0600 or stricter; an encrypted one signs\n"
+		 "                    through ssh-agent (default as root: /etc/ssh/ssh_host_ed25519_key)\n"
+		 "  --out DIR         where report.json, report.json.sig, allowed_signers, report.txt and\n"
+		 "                    report.html go (default: STATE/report)\n"
+		 "  --identity NAME   the signer's principal in allowed_signers (default: swaptool@HOST);\n"
+		 "                    letters, digits and . _ - @ + only\n"
+		 "  --no-sign         write the report without a signature\n"
+		 "  --reference FILE  a reference node's accept.json or report.json: both nodes on the same\n"
+		 "                    axes, with B/A ratios\n",
+	.options = report_options,
+	.run = step_report_run,
+	.render = step_report_render,
+	.flags = STEP_SAVES_RECORD,
+};
+
 /* The host key is the default signer as root: every node has one, and the fleet already trusts it. */
 #define DEFAULT_KEY "/etc/ssh/ssh_host_ed25519_key"
 
@@ -187,15 +215,6 @@ static const char *input_named(const struct ctx *ctx, const char *path, const ch
 
 int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
-	static const struct option opts[] = {
-		{ "key", required_argument, NULL, 'k' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "identity", required_argument, NULL, 'I' },
-		{ "no-sign", no_argument, NULL, 'n' },
-		{ "reference", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
-		{ 0 },
-	};
 	enum { F_TXT, F_HTML, F_AS, F_JSON, F_SIG, F_N };
 	struct out_file set[F_N] = {
 		[F_TXT] = { .name = "report.txt" },
@@ -219,7 +238,7 @@ int step_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	_cleanup_free_ char *vwhy = NULL;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", report_options, NULL)) != -1) {
 		switch (c) {
 		case 'k': key_path = optarg; break;
 		case 'o': out = xstrdup(optarg); break;

@@ -12,6 +12,31 @@
 #include <sys/stat.h>
 #include <time.h>
 
+static const struct option restore_options[] = {
+	STEP_OPT_ROOT,
+	{ "dry-run", no_argument, NULL, 'n' },
+	STEP_OPT_MAP_USER,
+	{ "undo", no_argument, NULL, 'u' },
+	{ "undo-out", required_argument, NULL, 'U' },
+	{ 0 },
+};
+
+const struct step step_restore = {
+	.name = "restore",
+	.summary = "check a whole backup tarball, then put it back under --root atomically, with undo; then verify",
+	.usage = "swaptool restore TARBALL [--root DIR] [--dry-run] [--map-user OLD=NEW]... [--undo-out FILE]\n"
+		 "swaptool restore --undo UNDO.tar.gz [--root DIR]\n"
+		 "  --root DIR          write under DIR (default /); only entries the manifest lists\n"
+		 "  --dry-run           say what would be created, replaced, kept or refused; write nothing\n"
+		 STEP_USAGE_MAP_USER
+		 "  --undo-out FILE     a new file for the undo tarball (default STATE/restore-undo-TIME-PID.tar.gz)\n"
+		 "  --undo              put back what an earlier restore replaced and remove what it created\n",
+	.options = restore_options,
+	.run = step_restore_run,
+	.render = step_restore_render,
+	.flags = STEP_SAVES_RECORD,
+};
+
 /* The canonical path a file would have once created: its longest existing ancestor through
  * realpath, then the rest as written. */
 static char *canon(const char *path)
@@ -102,15 +127,6 @@ static json_object *fstab_json(const struct restore_plan *p)
 
 int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
-	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "map-user", required_argument, NULL, 'm' },
-		{ "undo", no_argument, NULL, 'u' },
-		{ "undo-out", required_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
-		{ 0 },
-	};
 	const char *root = "/", *tarball, *undo_out = NULL;
 	bool dry_run = false, undo = false;
 	_cleanup_(name_map_free) struct name_map map = { 0 };
@@ -121,7 +137,7 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	json_object *o, *arr;
 	int c, r, code = EXIT_FAILED;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", restore_options, NULL)) != -1) {
 		switch (c) {
 		case 'r': root = optarg; break;
 		case 'n': dry_run = true; break;

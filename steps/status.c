@@ -3,6 +3,23 @@
 #include "steps.h"
 #include "report.h"
 
+static const struct option status_options[] = {
+	{ "path", required_argument, NULL, 'p' },
+	{ 0 },
+};
+
+const struct step step_status = {
+	.name = "status",
+	.summary = "which steps are done, their verdicts and why, and what to run next",
+	.usage = "swaptool status [--path fresh|clone]\n"
+		 "  --path fresh|clone  the migration path: fresh install + restore (default), or filesystem-aware\n"
+		 "                      clone; without it, the records say which was taken\n",
+	.options = status_options,
+	.run = step_status_run,
+	.render = step_status_render,
+	.flags = 0,
+};
+
 /* Path 1 of docs/incident.md (recommended) and path 2. */
 static const char *const path_fresh[] = { "preflight", "backup", "restore", "verify", "accept", "report", NULL };
 static const char *const path_clone[] = { "preflight", "backup", "plan", "clone", "verify", "accept", "report", NULL };
@@ -34,11 +51,6 @@ static char *command_for(const char *step, json_object *pre, json_object *backup
 
 int step_status_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
-	static const struct option opts[] = {
-		{ "path", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
-		{ 0 },
-	};
 	const char *path_arg = NULL, *path_from = "option";
 	const char *const *seq;
 	json_object *recs[16] = { 0 }, *steps, *next = NULL, *report_rec = NULL;
@@ -46,7 +58,7 @@ int step_status_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	size_t n = 0;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", status_options, NULL)) != -1) {
 		switch (c) {
 		case 'p': path_arg = optarg; break;
 		default: return step_bad_option(ctx, argc, argv);

@@ -2,15 +2,21 @@
 /* The step interface.
  *
  * How to add a step:
- *   1. Write steps/NAME.c with `int step_NAME_run(struct ctx *, int argc, char **argv, struct record *)`
- *      and, when the generic checks table is not enough, `void step_NAME_render(...)`.
- *      run() parses its options with getopt_long (argv[0] is the step name; global options
- *      are already removed), gathers data into the record and never prints. It returns the
- *      exit code: record_exit_code(rec) when it produced a record, or ctx_error(ctx, code, ...)
- *      when it could not.
- *   2. Declare both here and add one line to the table in src/main.c.
- *   3. Add the file to step_files in meson.build; write docs/swaptool-NAME.1, add it to install_man
- *      and to the list in docs/swaptool.1; add a CLI test (tests/cli/NN-NAME.sh) and a README row.
+ *   1. Write steps/NAME.c. At its top, side by side: the option table (static, at file scope; the
+ *      shared entries below rather than copies), the usage text that lists every one of those options
+ *      and nothing else, and `const struct step step_NAME` that holds both with the name, the one-line
+ *      summary, run, render and flags. Then `int step_NAME_run(struct ctx *, int argc, char **argv,
+ *      struct record *)` and, when the generic checks table is not enough, `void step_NAME_render(...)`.
+ *      run() parses its options with getopt_long over that table and no short options (argv[0] is
+ *      the step name; the global options, --help among them, are already taken out by cli/main.c,
+ *      which answers `swaptool STEP --help` with the usage text), gathers data into the record and
+ *      never prints. It returns the exit code: record_exit_code(rec) when it produced a
+ *      record, or ctx_error(ctx, code, ...) when it could not.
+ *   2. Declare step_NAME and the functions here, and add &step_NAME to the table in steps/table.c.
+ *   3. Add the file to step_files in meson.build; write docs/swaptool-NAME.1 with every option in its
+ *      SYNOPSIS and OPTIONS, add it to install_man and to the list in docs/swaptool.1; add a CLI test
+ *      (tests/cli/NN-NAME.sh) and a README row. tests/unit/test-steps.c and tests/cli/08-step-options.sh
+ *      fail while the option table, the usage text and the man page disagree.
  */
 #pragma once
 
@@ -30,7 +36,8 @@ enum step_flags {
 struct step {
 	const char *name;
 	const char *summary; /* one line for `swaptool --help` */
-	const char *usage;   /* the step's synopsis and options for `swaptool help STEP` */
+	const char *usage;   /* the step's synopsis and options for `swaptool help STEP` and `STEP --help` */
+	const struct option *options; /* what run() gives getopt_long; ends with an all-zero entry */
 	int (*run)(struct ctx *ctx, int argc, char **argv, struct record *rec);
 	void (*render)(const struct ctx *ctx, json_object *record); /* NULL: checks table + verdict */
 	unsigned flags;
@@ -59,12 +66,28 @@ int plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char
 	     const char *home, struct disk *src, struct layout *l, struct plan *p);
 /* SOURCE: disk_open with the exit codes every step uses (missing, directory, partition: 2; else 3). */
 int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size, struct disk *src);
-/* `--help` inside a step's own option table. */
-#define STEP_OPT_HELP_VAL 0x1000
+/* Option entries more than one step takes, with the values their parsers switch on. */
+#define STEP_OPT_TARGET { "target", required_argument, NULL, 't' }
+#define STEP_OPT_TARGET_LBA_SIZE { "target-lba-size", required_argument, NULL, 'T' }
+#define STEP_OPT_LBA_SIZE { "lba-size", required_argument, NULL, 'I' }
+#define STEP_OPT_HOME { "home", required_argument, NULL, 'H' }
+#define STEP_OPT_ROOT { "root", required_argument, NULL, 'r' }
+#define STEP_OPT_MAP_USER { "map-user", required_argument, NULL, 'm' }
+/* Their usage lines, where they mean the same in every step that takes them. */
+#define STEP_USAGE_TARGET \
+	"  --target SPEC           bytes (2000398934016), sectors (3907029168s), 2TB, or a device/image\n"
+#define STEP_USAGE_LBA_SIZE "  --lba-size N            LBA size of an image-file SOURCE (default 512)\n"
+#define STEP_USAGE_MAP_USER "  --map-user OLD=NEW  owner (user or group) OLD in the backup is NEW here (repeatable)\n"
 
+/* Every step, in the order an operator runs them (steps/table.c); NULL-terminated. */
+extern const struct step *const step_table[];
+const struct step *step_find(const char *name);
 
+extern const struct step step_preflight, step_backup, step_plan, step_clone, step_restore, step_verify,
+	step_accept, step_report, step_verify_report, step_status, step_compare, step_metrics, step_fleet,
+	step_config;
 
-/* One pair per step, in the order of the table in src/main.c. */
+/* Each step's functions, in the order of step_table. */
 int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_preflight_render(const struct ctx *ctx, json_object *record);
 
@@ -101,3 +124,5 @@ int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 void step_metrics_render(const struct ctx *ctx, json_object *record);
 int step_fleet_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_fleet_render(const struct ctx *ctx, json_object *record);
+int step_config_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_config_render(const struct ctx *ctx, json_object *record);

@@ -3,15 +3,27 @@
 #include "steps.h"
 #include "tarball.h"
 
+static const struct option verify_options[] = {
+	STEP_OPT_ROOT,
+	STEP_OPT_MAP_USER,
+	{ 0 },
+};
+
+const struct step step_verify = {
+	.name = "verify",
+	.summary = "the live system against a backup's manifest: files, modes, owners, controller.key, fstab ids, hosts",
+	.usage = "swaptool verify TARBALL [--root DIR] [--map-user OLD=NEW]...\n"
+		 "  --root DIR          check the tree under DIR (default /)\n"
+		 STEP_USAGE_MAP_USER,
+	.options = verify_options,
+	.run = step_verify_run,
+	.render = NULL,
+	.flags = STEP_SAVES_RECORD | STEP_READS_ONLY,
+};
+
 
 int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
-	static const struct option opts[] = {
-		{ "root", required_argument, NULL, 'r' },
-		{ "map-user", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
-		{ 0 },
-	};
 	const char *root = "/", *tarball;
 	_cleanup_(name_map_free) struct name_map map = { 0 };
 	_cleanup_(arc_free) struct arc a = { 0 };
@@ -19,7 +31,7 @@ int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	json_object *o;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", verify_options, NULL)) != -1) {
 		switch (c) {
 		case 'r': root = optarg; break;
 		case 'm':

@@ -7,6 +7,28 @@
 
 #include <fcntl.h>
 
+static const struct option verify_report_options[] = {
+	{ "sig", required_argument, NULL, 's' },
+	{ "allowed-signers", required_argument, NULL, 'a' },
+	{ "identity", required_argument, NULL, 'I' },
+	{ 0 },
+};
+
+const struct step step_verify_report = {
+	.name = "verify-report",
+	.summary = "check a report's SSH signature, its signer and its record hashes",
+	.usage = "swaptool verify-report REPORT [--sig FILE] [--allowed-signers FILE --identity ID]\n"
+		 "  REPORT                  report.json\n"
+		 "  --sig FILE              the armoured signature (default: REPORT.sig)\n"
+		 "  --allowed-signers FILE  ssh-keygen(1) ALLOWED SIGNERS file; with --identity, the signer must be\n"
+		 "                          listed for ID and namespace swaptool-report\n"
+		 "exit: 0 good, 1 bad signature, signer not allowed or records changed, 3 unreadable or malformed\n",
+	.options = verify_report_options,
+	.run = step_verify_report_run,
+	.render = step_verify_report_render,
+	.flags = 0,
+};
+
 /* An armoured SSHSIG is under 1 KiB, an allowed_signers file a few lines; a report embeds every
  * record (a few MiB at most). */
 #define VERIFY_SIG_MAX_BYTES (1u << 20)
@@ -14,13 +36,6 @@
 
 int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
-	static const struct option opts[] = {
-		{ "sig", required_argument, NULL, 's' },
-		{ "allowed-signers", required_argument, NULL, 'a' },
-		{ "identity", required_argument, NULL, 'I' },
-		{ "help", no_argument, NULL, STEP_OPT_HELP_VAL },
-		{ 0 },
-	};
 	const char *report_path, *allowed = NULL, *identity = NULL, *why = NULL;
 	_cleanup_free_ char *sig_path = NULL, *armour = NULL, *text = NULL, *fp = NULL, *hwhy = NULL, *vwhy = NULL,
 			   *iwhy = NULL;
@@ -32,7 +47,7 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 	bool sig_good;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", verify_report_options, NULL)) != -1) {
 		switch (c) {
 		case 's': sig_path = xstrdup(optarg); break;
 		case 'a': allowed = optarg; break;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Rendering for people (aligned tables, verdict line, progress, colour on a TTY) and for --json. */
+/* The CLI's output: rendering for people (aligned tables, verdict line, progress, colour on a TTY) and for --json. */
 #pragma once
 
 #include <json-c/json.h>
@@ -8,25 +8,10 @@
 
 #include "ctx.h"
 #include "record.h"
+#include "table.h"
 
-enum align { ALIGN_LEFT, ALIGN_RIGHT };
-
-struct table;
-/* A table of `ncols` columns; headers given to table_header. Cells are copied. */
-struct table *table_new(unsigned ncols);
-void table_free(struct table *t);
-static inline void table_freep(struct table **t) { table_free(*t); }
-#define _cleanup_table_ _cleanup_(table_freep)
-void table_align(struct table *t, unsigned col, enum align a);
-/* Exactly ncols cells; NULL prints as "-". */
-void table_header(struct table *t, ...);
-void table_row(struct table *t, ...);
-/* A row built cell by cell (cells formatted with printf). */
-void table_cellf(struct table *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* On stdout, header bold on a colour terminal; nothing in --json mode. */
+/* A table (src/table.h) on stdout, header bold on a colour terminal; nothing in --json mode. */
 void table_print(const struct ctx *ctx, const struct table *t);
-/* Into a file (a report's text), columns as wide as their widest cell. */
-void table_fprint(FILE *f, const struct table *t, bool bold_header);
 
 /* A bold section heading. */
 void out_heading(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

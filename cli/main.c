@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* swaptool: the step table, global options and dispatch. */
+/* swaptool: global options, dispatch to the steps (steps/table.c), the record's rendering and saving. */
 #include "steps.h"
 #include "lock.h"
 
@@ -14,57 +14,6 @@
 #include <libsmartcols/libsmartcols.h>
 #include <openssl/crypto.h>
 #include <zlib.h>
-
-/* config: a read-only view of the profile in force (the step lives here: it has no data of its own). */
-static int step_config_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
-{
-	json_object *p;
-
-	if (argc > 1 && argv[1][0] == '-')
-		return ctx_error(ctx, EXIT_USAGE, "unknown option '%.*s'; see 'swaptool help config'",
-				 (int)strcspn(argv[1], "="), argv[1]);
-	if (argc > 1)
-		return ctx_error(ctx, EXIT_USAGE, "config takes no arguments ('%s'); see 'swaptool help config'",
-				 argv[1]);
-	p = json_object_new_object();
-	jset_str(p, "source", ctx->profile_from);
-	jset_str(p, "path", ctx->profile_path);
-	json_object_object_add(p, "values", profile_to_json(ctx->profile));
-	json_object_object_add(rec->root, "profile", p);
-	record_finish(rec);
-	return record_exit_code(rec);
-}
-
-/* One row per value: "accept.runs[0].min_iops  60000". */
-static void config_rows(struct table *t, const char *prefix, json_object *v)
-{
-	if (json_object_is_type(v, json_type_object)) {
-		json_object_object_foreach(v, k, sub) {
-			_cleanup_free_ char *name = *prefix ? xasprintf("%s.%s", prefix, k) : xstrdup(k);
-			config_rows(t, name, sub);
-		}
-	} else if (json_object_is_type(v, json_type_array)) {
-		if (jarray_len(v) == 0)
-			table_row(t, prefix, "(none)");
-		for (size_t i = 0; i < jarray_len(v); i++) {
-			_cleanup_free_ char *name = xasprintf("%s[%zu]", prefix, i);
-			config_rows(t, name, jarray_at(v, i));
-		}
-	} else
-		table_row(t, prefix, v ? json_object_get_string(v) : "-");
-}
-
-static void step_config_render(const struct ctx *ctx, json_object *record)
-{
-	json_object *p = jget(record, "profile");
-	_cleanup_table_ struct table *t = table_new(2);
-
-	out_line(ctx, "profile: %s%s%s%s", jget_str(p, "source"), jget_str(p, "path") ? " ('" : "",
-		 jget_str(p, "path") ?: "", jget_str(p, "path") ? "')" : "");
-	table_header(t, "key", "value");
-	config_rows(t, "", jget(p, "values"));
-	table_print(ctx, t);
-}
 
 /* --version --verbose: what a bug report needs: the libraries this binary runs with and the profile. */
 static void version_verbose(const struct ctx *ctx, const char *perr)
@@ -109,140 +58,14 @@ static void version_verbose(const struct ctx *ctx, const char *perr)
 }
 
 
-static const struct step steps[] = {
-	/* one line per step, in the order an operator runs them */
-	{ "preflight", "identity, health and class of the source drive; the clone trap, to the byte",
-	  "swaptool preflight SOURCE --target SIZE|DEVICE|IMAGE [options]\n"
-	  "  SOURCE                  NVMe controller (/dev/nvme0), block device or image file\n"
-	  "  --target SPEC           bytes (2000398934016), sectors (3907029168s), 2TB, or a device/image\n"
-	  "  --target-lba-size N     LBA size of a bare --target count (default 512)\n"
-	  "  --lba-size N            LBA size of an image-file SOURCE (default 512)\n"
-	  "  --home DIR              home of the node's user (default: $SUDO_USER's, else $HOME)\n"
-	  "  --from-dumps DIR        judge the drive from nvme-cli binary dumps (id-ctrl.bin, smart-log.bin...)\n"
-	  "  --target-model MODEL    the target's model, looked up in the drive catalogue\n",
-	  step_preflight_run, step_preflight_render, STEP_SAVES_RECORD | STEP_READS_ONLY },
-	{ "backup", "the node's irreplaceable config (controller.key, ~/.ssh, netplan, fstab, hosts) as a verified tarball",
-	  "swaptool backup [--home DIR] [--root DIR] [--out FILE] [--copy-to DIR] [--skip-unreadable]\n"
-	  "  --home DIR          home of the node's user, as the node sees it (default: $SUDO_USER's, else $HOME)\n"
-	  "  --root DIR          read the backup set under DIR instead of / (offline or demo trees)\n"
-	  "  --out FILE          the tarball (default ~/HOST-swap-backup-YYYYMMDD/HOST-config.tar.gz)\n"
-	  "  --copy-to DIR       also copy it into DIR (off the drive being replaced), synced and hash-checked\n"
-	  "  --skip-unreadable   record unreadable files as skipped instead of failing (exit 3)\n",
-	  step_backup_run, step_backup_render, STEP_SAVES_RECORD },
-	{ "plan", "both migration paths with exact figures and commands; --rehearse proves path 2 on throwaway copies",
-	  "swaptool plan SOURCE --target SIZE|DEVICE|IMAGE [--path fresh|clone] [--script FILE] [--rehearse [--scratch DIR]]\n"
-	  "  --target SPEC           bytes (2000398934016), sectors (3907029168s), 2TB, or a device/image\n"
-	  "  --target-lba-size N     LBA size of a bare --target count (default 512; 4096 rewrites the GPT in 4 KiB LBAs)\n"
-	  "  --lba-size N            LBA size of an image-file SOURCE (default 512)\n"
-	  "  --path fresh|clone      show only path 1 (fresh install + restore) or path 2 (clone with shrink)\n"
-	  "  --script FILE           write path 2 as a bash script that checks sizes, serials and the fingerprint\n"
-	  "                          before each destructive command\n"
-	  "  --rehearse              run path 2 on metadata-only sparse copies; the source is never written\n"
-	  "  --scratch DIR           where the rehearsal's sparse copies go (default $TMPDIR, else /var/tmp)\n"
-	  "  --home DIR              home of the node's user inside the source (for the re-fetchable sizes)\n",
-	  step_plan_run, step_plan_render, STEP_SAVES_RECORD | STEP_READS_ONLY },
-	{ "clone", "path 2 on the disks: used-block copy, shrink on the way, new GPT, check (the source is only read)",
-	  "swaptool clone SOURCE TARGET --yes [--fingerprint HEX]\n"
-	  "  --yes                   required: the whole target is overwritten\n"
-	  "  --fingerprint HEX       the plan's fingerprint; default: the one 'swaptool plan' saved for SOURCE\n"
-	  "  --target-lba-size N     LBA size of an image-file TARGET (default 512)\n"
-	  "  --lba-size N            LBA size of an image-file SOURCE (default 512)\n"
-	  "exit: 0 done and verified, 1 a check of the result failed, 3 refused or failed, 130 interrupted\n",
-	  step_clone_run, step_clone_render, STEP_SAVES_RECORD },
-	{ "restore", "check a whole backup tarball, then put it back under --root atomically, with undo; then verify",
-	  "swaptool restore TARBALL [--root DIR] [--dry-run] [--map-user OLD=NEW]... [--undo-out FILE]\n"
-	  "swaptool restore --undo UNDO.tar.gz [--root DIR]\n"
-	  "  --root DIR          write under DIR (default /); only entries the manifest lists\n"
-	  "  --dry-run           say what would be created, replaced, kept or refused; write nothing\n"
-	  "  --map-user OLD=NEW  owner (user or group) OLD in the backup is NEW here (repeatable)\n"
-	  "  --undo-out FILE     a new file for the undo tarball (default STATE/restore-undo-TIME-PID.tar.gz)\n"
-	  "  --undo              put back what an earlier restore replaced and remove what it created\n",
-	  step_restore_run, step_restore_render, STEP_SAVES_RECORD },
-	{ "verify", "the live system against a backup's manifest: files, modes, owners, controller.key, fstab ids, hosts",
-	  "swaptool verify TARBALL [--root DIR] [--map-user OLD=NEW]...\n"
-	  "  --root DIR          check the tree under DIR (default /)\n"
-	  "  --map-user OLD=NEW  owner OLD in the backup is NEW here (repeatable)\n",
-	  step_verify_run, NULL, STEP_SAVES_RECORD | STEP_READS_ONLY },
-	{ "accept", "the new drive against the incident's gates: io_uring 4 KiB O_DIRECT random reads, sequential, engine",
-	  "swaptool accept [FILE|DEVICE] [options]\n"
-	  "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only;\n"
-	  "                         none: the profile's target_glob, else the whole disk that holds /\n"
-	  "  --home DIR             the node user's home, for '~' in target_glob\n"
-	  "  --working-set SIZE     centered working set (default 98G from the profile)\n"
-	  "  --duration S           measured seconds of each random run, 1-86400 (profile: 15 and 20)\n"
-	  "  --ramp S               seconds excluded before measuring (default 2)\n"
-	  "  --inflight N[,N...]    reads in flight of the random runs, 1-4096 (default 16,64)\n"
-	  "  --threads N            rings, one per thread, 1-1024 (default: one per core)\n"
-	  "  --seq-bytes SIZE       bytes of the 1 MiB sequential run (default 4G); --no-seq skips it\n"
-	  "  --sweep SIZE,SIZE...   also run at these working sets: the collapse curve, with a chart\n"
-	  "  --gate NAME=COMMAND    an engine gate run with sh -c: pass on exit 0 (repeatable)\n"
-	  "  --force                measure even when the device is busy (may be serving)\n"
-	  "  --seed N               PRNG seed of the offsets (default: random, recorded)\n",
-	  step_accept_run, step_accept_render, STEP_SAVES_RECORD },
-	{ "report", "one signed report (report.json + SSHSIG, report.txt, report.html) from the step records",
-	  "swaptool report [--key FILE] [--out DIR] [--identity NAME] [--no-sign] [--reference FILE]\n"
-	  "  --key FILE        OpenSSH ed25519 private key, mode 0600 or stricter; an encrypted one signs\n"
-	  "                    through ssh-agent (default as root: /etc/ssh/ssh_host_ed25519_key)\n"
-	  "  --out DIR         where report.json, report.json.sig, allowed_signers, report.txt and\n"
-	  "                    report.html go (default: STATE/report)\n"
-	  "  --identity NAME   the signer's principal in allowed_signers (default: swaptool@HOST);\n"
-	  "                    letters, digits and . _ - @ + only\n"
-	  "  --no-sign         write the report without a signature\n"
-	  "  --reference FILE  a reference node's accept.json or report.json: both nodes on the same\n"
-	  "                    axes, with B/A ratios\n",
-	  step_report_run, step_report_render, STEP_SAVES_RECORD },
-	{ "verify-report", "check a report's SSH signature, its signer and its record hashes",
-	  "swaptool verify-report REPORT [--sig FILE] [--allowed-signers FILE --identity ID]\n"
-	  "  REPORT                  report.json\n"
-	  "  --sig FILE              the armoured signature (default: REPORT.sig)\n"
-	  "  --allowed-signers FILE  ssh-keygen(1) ALLOWED SIGNERS file; with --identity, the signer must be\n"
-	  "                          listed for ID and namespace swaptool-report\n"
-	  "exit: 0 good, 1 bad signature, signer not allowed or records changed, 3 unreadable or malformed\n",
-	  step_verify_report_run, step_verify_report_render, 0 },
-	{ "status", "which steps are done, their verdicts and why, and what to run next",
-	  "swaptool status [--path fresh|clone]\n"
-	  "  --path fresh|clone  the migration path: fresh install + restore (default), or filesystem-aware\n"
-	  "                      clone; without it, the records say which was taken\n",
-	  step_status_run, step_status_render, 0 },
-	{ "compare", "two accept results side by side (candidate vs reference node), with B/A ratios and gates",
-	  "swaptool compare A.json B.json\n"
-	  "  A.json, B.json  accept records (STATE/accept.json) or signed reports (report.json)\n",
-	  step_compare_run, step_compare_render, 0 },
-	{ "metrics", "records and reports as node_exporter textfile metrics (Prometheus text format)",
-	  "swaptool metrics RECORD... [--out FILE]\n"
-	  "  RECORD      preflight or accept records (STATE/STEP.json), report records or report.json, of any nodes\n"
-	  "  --out FILE  write FILE atomically, mode 0644 (e.g. in node_exporter's textfile directory)\n",
-	  step_metrics_run, step_metrics_render, 0 },
-	{ "fleet", "many nodes in one view: drive class, delta, path, accept figures against a reference, gates",
-	  "swaptool fleet RECORD... [--reference HOST]\n"
-	  "  RECORD            preflight or accept records (STATE/STEP.json), report records or report.json\n"
-	  "  --reference HOST  the node the others' accept figures are divided by (default: the first\n"
-	  "                    node whose accept passed)\n"
-	  "exit: 0 every node passes, 1 a node failed a step, 2 usage, 3 unreadable or malformed input\n",
-	  step_fleet_run, step_fleet_render, 0 },
-	{ "config", "the profile in force, where it comes from, and its values",
-	  "swaptool config\n"
-	  "  the profile is --profile FILE, else $SWAPTOOL_PROFILE, else SYSCONFDIR/swaptool/profile.ini when it\n"
-	  "  exists ($SWAPTOOL_SYSCONFDIR replaces SYSCONFDIR), else the built-in one (swaptool-profile(5))\n",
-	  step_config_run, step_config_render, 0 },
-};
-
-static const struct step *find_step(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(steps); i++)
-		if (streq(steps[i].name, name))
-			return &steps[i];
-	return NULL;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: swaptool [-j|--json] [--state DIR] [--profile FILE] [--no-record] [-q|--quiet]\n"
 		   "                [--color=auto|always|never] [-V|--version [--verbose]] STEP [ARGS]\n\n"
 		   "Replace the boot NVMe of a GPU node without losing its identity, and prove the new drive.\n\n"
 		   "steps:\n");
-	for (size_t i = 0; i < ARRAY_SIZE(steps); i++)
-		fprintf(f, "  %-14s %s\n", steps[i].name, steps[i].summary);
+	for (size_t i = 0; step_table[i]; i++)
+		fprintf(f, "  %-14s %s\n", step_table[i]->name, step_table[i]->summary);
 	fprintf(f, "\n'swaptool help STEP' shows a step's options; man swaptool has the whole story.\n"
 		   "exit codes: 0 pass, 1 a check or gate failed, 2 usage, 3 could not do the job, 130 interrupted\n");
 }
@@ -461,7 +284,7 @@ static int swaptool_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		s = find_step(argv[2]);
+		s = step_find(argv[2]);
 		if (!s) {
 			_cleanup_free_ char *msg = xasprintf("unknown step '%s'; 'swaptool --help' lists the steps", argv[2]);
 			out_error(&ctx, EXIT_USAGE, msg);
@@ -470,7 +293,7 @@ static int swaptool_main(int argc, char **argv)
 		step_usage(s);
 		return 0;
 	}
-	s = find_step(argv[1]);
+	s = step_find(argv[1]);
 	if (!s) {
 		ctx.step = NULL;
 		ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", argv[1]);

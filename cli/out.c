@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* What the CLI shows: tables and lines on stdout, JSON documents, errors and the progress line
+ * (src/ never prints; it builds tables with src/table.h). */
+#include "util.h"
+#include "out.h"
+
+#include <time.h>
+
+#define ANSI_BOLD "\033[1m"
+#define ANSI_RED "\033[31m"
+#define ANSI_GREEN "\033[32m"
+#define ANSI_YELLOW "\033[33m"
+#define ANSI_DIM "\033[2m"
+#define ANSI_RESET "\033[0m"
+
+void table_print(const struct ctx *ctx, const struct table *t)
+{
+	if (!ctx->json)
+		table_fprint(stdout, t, ctx->color);
+}
+
+void out_heading(const struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->json)
+		return;
+	fputs(ctx->color ? "\n" ANSI_BOLD : "\n", stdout);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputs(ctx->color ? ANSI_RESET "\n" : "\n", stdout);
+}
+
+void out_line(const struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->json)
+		return;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+}
+
+const char *out_status(const struct ctx *ctx, enum status st)
+{
+	static const char *plain[] = { [ST_PASS] = "PASS", [ST_SKIP] = "skip", [ST_WARN] = "WARN", [ST_FAIL] = "FAIL" };
+	static const char *colored[] = {
+		[ST_PASS] = ANSI_GREEN "PASS" ANSI_RESET, [ST_SKIP] = ANSI_DIM "skip" ANSI_RESET,
+		[ST_WARN] = ANSI_YELLOW "WARN" ANSI_RESET, [ST_FAIL] = ANSI_RED "FAIL" ANSI_RESET,
+	};
+	if (st > ST_FAIL)
+		st = ST_FAIL;
+	return ctx->color ? colored[st] : plain[st];
+}
+
+void out_checks(const struct ctx *ctx, json_object *record)
+{
+	json_object *checks = jget(record, "checks");
+	_cleanup_table_ struct table *t = table_new(3);
+
+	if (ctx->json || !checks)
+		return;
+	table_header(t, "status", "check", "finding");
+	for (size_t i = 0; i < jarray_len(checks); i++) {
+		json_object *c = jarray_at(checks, i);
+		enum status st = ST_FAIL;
+
+		status_parse(jget_str(c, "status"), &st);
+		table_row(t, out_status(ctx, st), jget_str(c, "id"), jget_str(c, "summary"));
+	}
+	table_print(ctx, t);
+}
+
+void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ...)
+{
+	enum status st = ST_FAIL;
+	_cleanup_free_ char *text = NULL;
+	va_list ap;
+
+	if (ctx->json)
+		return;
+	status_parse(jget_str(record, "verdict"), &st);
+	printf("\n%sverdict:%s %s  ", ctx->color ? ANSI_BOLD : "", ctx->color ? ANSI_RESET : "",
+	       out_status(ctx, st));
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	/* No words of the step's own: the most severe check says why (the first of them). */
+	if (!*text) {
+		json_object *checks = jget(record, "checks");
+		enum status worst = ST_PASS;
+
+		for (size_t i = 0; i < jarray_len(checks); i++) {
+			json_object *c = jarray_at(checks, i);
+			enum status cs = ST_PASS;
+
+			status_parse(jget_str(c, "status"), &cs);
+			if (cs > worst && cs != ST_SKIP) {
+				worst = cs;
+				free(text);
+				text = xstrdup(jget_str(c, "summary"));
+			}
+		}
+		if (!*text) {
+			free(text);
+			text = xstrdup("every check passed");
+		}
+	}
+	puts(text);
+}
+
+void out_json(json_object *o)
+{
+	const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	/* JSON is UTF-8: json-c copies a string's bytes as they are, so any that jset_str did not
+	 * clean (a string added directly) are replaced by U+FFFD here. */
+	_cleanup_free_ char *clean = utf8_valid(text) ? NULL : utf8_sanitize(text);
+
+	puts(clean ?: text);
+}
+
+void out_error(const struct ctx *ctx, int code, const char *msg)
+{
+	if (ctx->json) {
+		json_object *o = json_object_new_object(), *e = json_object_new_object();
+		char now[32];
+
+		iso8601_utc(time(NULL), now);
+		jset_str(o, "schema", "swaptool/1");
+		jset_str(o, "step", ctx->step);
+		jset_str(o, "version", SWAPTOOL_VERSION);
+		jset_str(o, "host", host_name());
+		jset_str(o, "finished", now);
+		jset_str(o, "verdict", "error");
+		jset_i64(e, "exit_code", code);
+		jset_str(e, "message", msg);
+		json_object_object_add(o, "error", e);
+		out_json(o);
+		json_object_put(o);
+		return;
+	}
+	fprintf(stderr, "swaptool%s%s: %s\n", ctx->step ? " " : "", ctx->step ? ctx->step : "", msg);
+}
+
+/* The progress line (stderr, a terminal) rewritten in place; `end` "\n" keeps it as a note. */
+static void status_line(const struct ctx *ctx, const char *end, const char *fmt, va_list ap)
+{
+	if (!ctx->progress)
+		return;
+	fputs("\r\033[K", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(end, stderr);
+	fflush(stderr);
+}
+
+void out_progress(const struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	status_line(ctx, "", fmt, ap);
+	va_end(ap);
+}
+
+void out_progress_end(const struct ctx *ctx)
+{
+	if (ctx->progress)
+		fputs("\r\033[K", stderr);
+}
+
+uint64_t out_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+const char *out_duration(uint64_t s, char *buf)
+{
+	if (s >= 3600)
+		snprintf(buf, 16, "%u:%02u:%02u", (unsigned)(s / 3600 % 100000), (unsigned)(s / 60 % 60),
+			 (unsigned)(s % 60));
+	else
+		snprintf(buf, 16, "%u:%02u", (unsigned)(s / 60), (unsigned)(s % 60));
+	return buf;
+}
+
+void out_progress_eta(const struct ctx *ctx, uint64_t start_ns, uint64_t done, uint64_t total, const char *fmt, ...)
+{
+	_cleanup_free_ char *msg = NULL;
+	uint64_t now = out_clock_ns(), elapsed = now > start_ns ? now - start_ns : 0;
+	char eta[48] = "", d[16];
+	va_list ap;
+
+	if (!ctx->progress)
+		return;
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	if (total && done > total)
+		done = total;
+	/* the pace so far predicts the rest; nothing until there is a pace (a second in, some done) */
+	if (total && done && elapsed >= 1000000000u) {
+		double left = (double)elapsed / 1e9 * (double)(total - done) / (double)done;
+		snprintf(eta, sizeof(eta), "  %u%%  %s left", (unsigned)(done * 100 / total),
+			 out_duration((uint64_t)(left + 0.5), d));
+	} else if (total)
+		snprintf(eta, sizeof(eta), "  %u%%", (unsigned)(done * 100 / total));
+	out_progress(ctx, "%s%s", msg, eta);
+}
+
+void out_note(const struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	status_line(ctx, "\n", fmt, ap);
+	va_end(ap);
+}
