@@ -342,23 +342,6 @@ static int verify_ssh(const char *home, int rootfd, struct record *rec)
 	return failed;
 }
 
-static json_object *fstab_unresolved(const struct fstab_report *rep)
-{
-	json_object *arr = json_object_new_array();
-
-	for (size_t k = 0; k < rep->n; k++) {
-		json_object *o = json_object_new_object();
-		jset_u64(o, "line", rep->v[k].line);
-		jset_str(o, "text", rep->v[k].text);
-		jset_str(o, "tag", rep->v[k].tag);
-		jset_str(o, "value", rep->v[k].value);
-		jset_str(o, "target", rep->v[k].target);
-		jset_str(o, "breaks", rep->v[k].breaks);
-		json_object_array_add(arr, o);
-	}
-	return arr;
-}
-
 /* one fstab or crypttab: its identifiers resolve here */
 static int verify_fstab_one(const char *spec, const char *home, int rootfd, fstab_resolver resolve, void *resolve_data,
 			    struct record *rec)
@@ -383,7 +366,7 @@ static int verify_fstab_one(const char *spec, const char *home, int rootfd, fsta
 		failed++;
 	}
 	jset_str(c, "path", full);
-	json_object_object_add(c, "unresolved", fstab_unresolved(&rep));
+	json_object_object_add(c, "unresolved", fstab_report_json(&rep));
 	fstab_report_free(&rep);
 	return failed;
 }

@@ -77,24 +77,12 @@ static json_object *fstab_json(const struct restore_plan *p)
 	json_object *arr = json_object_new_array();
 
 	for (size_t i = 0; i < p->nfst; i++) {
-		json_object *o = json_object_new_object(), *u = json_object_new_array();
+		json_object *o = json_object_new_object();
 
 		jset_str(o, "path", p->fst[i].path);
 		jset_str(o, "kept_as", p->fst[i].kept_as);
 		jset_u64(o, "identifiers", p->fst[i].rep.ids);
-		for (size_t k = 0; k < p->fst[i].rep.n; k++) {
-			const struct fstab_issue *is = &p->fst[i].rep.v[k];
-			json_object *l = json_object_new_object();
-
-			jset_u64(l, "line", is->line);
-			jset_str(l, "text", is->text);
-			jset_str(l, "tag", is->tag);
-			jset_str(l, "value", is->value);
-			jset_str(l, "target", is->target);
-			jset_str(l, "breaks", is->breaks);
-			json_object_array_add(u, l);
-		}
-		json_object_object_add(o, "unresolved", u);
+		json_object_object_add(o, "unresolved", fstab_report_json(&p->fst[i].rep));
 		json_object_array_add(arr, o);
 	}
 	return arr;
