@@ -2,6 +2,7 @@
 /* fstab/crypttab identifier lines and their resolution on this machine through libblkid. */
 #include "util.h"
 #include "fstab.h"
+#include "record.h"
 
 #include <blkid/blkid.h>
 #include <ctype.h>
@@ -154,6 +155,23 @@ int fstab_check(const char *text, bool crypttab, fstab_resolver resolve, void *u
 		};
 	}
 	return 0;
+}
+
+json_object *fstab_report_json(const struct fstab_report *rep)
+{
+	json_object *arr = json_object_new_array();
+
+	for (size_t k = 0; k < rep->n; k++) {
+		json_object *o = json_object_new_object();
+		jset_u64(o, "line", rep->v[k].line);
+		jset_str(o, "text", rep->v[k].text);
+		jset_str(o, "tag", rep->v[k].tag);
+		jset_str(o, "value", rep->v[k].value);
+		jset_str(o, "target", rep->v[k].target);
+		jset_str(o, "breaks", rep->v[k].breaks);
+		json_object_array_add(arr, o);
+	}
+	return arr;
 }
 
 void fstab_report_free(struct fstab_report *rep)

@@ -33,5 +33,8 @@ void fstab_blkid_reset(void);
 int fstab_check(const char *text, bool crypttab, fstab_resolver resolve, void *userdata,
 		struct fstab_report *rep);
 void fstab_report_free(struct fstab_report *rep);
+/* The unresolved lines as a JSON array of {line, text, tag, value, target, breaks} (verify's and
+ * restore's records). */
+struct json_object *fstab_report_json(const struct fstab_report *rep);
 /* True when the file name is a crypttab ("crypttab", "crypttab.initramfs"). */
 bool fstab_is_crypttab(const char *path);

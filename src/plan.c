@@ -267,12 +267,12 @@ static void add_shrink(struct plan *p, const struct plan_part *pp)
 	a->command = xstrdup(": done by the swaptool clone of the action before");
 }
 
-static void build_clone(struct plan *p)
+/* the clone's guard: both drives checked, as planned, before anything is read or written */
+static void clone_check(struct plan *p)
 {
 	char b[4][32];
-	struct plan_action *a;
+	struct plan_action *a = add_act(p, PA_CHECK, 0);
 
-	a = add_act(p, PA_CHECK, 0);
 	a->title = xasprintf("check the source (%s B, serial %s) and the target (%s B, %u-byte LBAs) and the fingerprint",
 			     fmt_thousands(p->src_geo.bytes, b[0]), p->src_serial ? p->src_serial : "unknown",
 			     fmt_thousands(p->tgt_geo.bytes, b[1]), p->tgt_geo.lba_size);
@@ -281,103 +281,118 @@ static void build_clone(struct plan *p)
 	a->evidence = xasprintf("fingerprint %s", p->fingerprint);
 	a->command = xstrdup("guard");
 	a->bytes = p->tgt_geo.bytes;
+}
 
-	for (size_t i = 0; i < p->nparts; i++) {
-		const struct plan_part *pp = &p->parts[i];
+/* each ext filesystem on the source must be clean before it is copied */
+static void clone_source_fsck(struct plan *p, const struct plan_part *pp)
+{
+	struct plan_action *a = add_act(p, PA_E2FSCK, pp->number);
 
-		if (!pp->is_ext)
-			continue;
-		a = add_act(p, PA_E2FSCK, pp->number);
-		a->src_offset = pp->offset;
-		a->block_size = pp->block_size;
-		a->title = xasprintf("e2fsck -fn of partition %u (%s, UUID %s): must be clean", pp->number, pp->fs_type,
-				     pp->fs_uuid);
-		a->precondition = xstrdup("source unmounted");
-		a->evidence = xstrdup("exit status 0");
-		a->command = xasprintf("e2fsck -fn \"$SOURCE?offset=%" PRIu64 "\"", pp->offset);
+	a->src_offset = pp->offset;
+	a->block_size = pp->block_size;
+	a->title = xasprintf("e2fsck -fn of partition %u (%s, UUID %s): must be clean", pp->number, pp->fs_type,
+			     pp->fs_uuid);
+	a->precondition = xstrdup("source unmounted");
+	a->evidence = xstrdup("exit status 0");
+	a->command = xasprintf("e2fsck -fn \"$SOURCE?offset=%" PRIu64 "\"", pp->offset);
+}
+
+/* an ext filesystem's used blocks; one that must shrink on the way is swaptool clone's, with its shrink */
+static void clone_copy_used(struct plan *p, const struct plan_part *pp)
+{
+	char b[4][32];
+	struct plan_action *a = add_act(p, PA_COPY_USED, pp->number);
+
+	a->src_offset = a->tgt_offset = pp->offset;
+	a->bytes = pp->tgt_bytes;
+	a->block_size = pp->block_size;
+	a->blocks_to = pp->new_block_count < pp->block_count ? pp->new_block_count : pp->block_count;
+	if (pp->new_block_count < pp->block_count) {
+		a->title = xasprintf("copy the used blocks of partition %u (%s) at byte %s that lie below its new end "
+				     "(block %s); unwritten extents are not copied",
+				     pp->number, pp->fs_type, fmt_thousands(pp->offset, b[0]),
+				     fmt_thousands(pp->new_block_count, b[1]));
+		a->precondition = xstrdup("source read-only: nothing here or after writes it");
+		a->evidence = xstrdup("bytes copied, holes, unwritten bytes skipped");
+		/* no standard tool copies part of a filesystem and shrinks it on the way
+		 * without writing the source: swaptool clone does this partition's two actions */
+		a->command = xstrdup("\"$SWAPTOOL\" clone \"$SOURCE\" \"$TARGET\" --yes; exit $?");
+		add_shrink(p, pp);
+		return;
 	}
-	for (size_t i = 0; i < p->nparts; i++) {
-		const struct plan_part *pp = &p->parts[i];
+	a->title = xasprintf("copy the used blocks of partition %u (%s) at byte %s; unwritten extents are not copied",
+			     pp->number, pp->fs_type, fmt_thousands(pp->offset, b[0]));
+	a->precondition = xstrdup("filesystem no larger than its target partition");
+	a->evidence = xstrdup("bytes copied, holes, unwritten bytes skipped");
+	a->command = xasprintf("e2image -ra -p -o %" PRIu64 " -O %" PRIu64 " \"$SOURCE\" \"$TARGET\"", pp->offset,
+			       pp->offset);
+}
 
-		if (pp->is_ext) {
-			a = add_act(p, PA_COPY_USED, pp->number);
-			a->src_offset = a->tgt_offset = pp->offset;
-			a->bytes = pp->tgt_bytes;
-			a->block_size = pp->block_size;
-			a->blocks_to = pp->new_block_count < pp->block_count ? pp->new_block_count : pp->block_count;
-			if (pp->new_block_count < pp->block_count) {
-				a->title = xasprintf("copy the used blocks of partition %u (%s) at byte %s that lie below its new end "
-						     "(block %s); unwritten extents are not copied",
-						     pp->number, pp->fs_type, fmt_thousands(pp->offset, b[0]),
-						     fmt_thousands(pp->new_block_count, b[1]));
-				a->precondition = xstrdup("source read-only: nothing here or after writes it");
-				a->evidence = xstrdup("bytes copied, holes, unwritten bytes skipped");
-				/* no standard tool copies part of a filesystem and shrinks it on the way
-				 * without writing the source: swaptool clone does this partition's two actions */
-				a->command = xstrdup("\"$SWAPTOOL\" clone \"$SOURCE\" \"$TARGET\" --yes; exit $?");
-				add_shrink(p, pp);
-				continue;
-			}
-			a->title = xasprintf("copy the used blocks of partition %u (%s) at byte %s; unwritten extents are not copied",
-					     pp->number, pp->fs_type, fmt_thousands(pp->offset, b[0]));
-			a->precondition = xstrdup("filesystem no larger than its target partition");
-			a->evidence = xstrdup("bytes copied, holes, unwritten bytes skipped");
-			a->command = xasprintf("e2image -ra -p -o %" PRIu64 " -O %" PRIu64 " \"$SOURCE\" \"$TARGET\"", pp->offset,
-					       pp->offset);
-		} else {
-			uint64_t n = pp->src_bytes < pp->tgt_bytes ? pp->src_bytes : pp->tgt_bytes;
+/* a partition without an ext filesystem, byte for byte */
+static void clone_copy_raw(struct plan *p, const struct plan_part *pp)
+{
+	char b[4][32];
+	uint64_t n = pp->src_bytes < pp->tgt_bytes ? pp->src_bytes : pp->tgt_bytes;
+	struct plan_action *a = add_act(p, PA_COPY_RAW, pp->number);
 
-			a = add_act(p, PA_COPY_RAW, pp->number);
-			a->src_offset = a->tgt_offset = pp->offset;
-			a->bytes = n;
-			a->title = xasprintf("copy partition %u (%s) raw: %s bytes at byte %s", pp->number,
-					     pp->fs_type[0] ? pp->fs_type : "no filesystem", fmt_thousands(n, b[0]),
-					     fmt_thousands(pp->offset, b[1]));
-			a->precondition = xstrdup("partition the same size on the target");
-			a->evidence = xstrdup("bytes copied");
-			a->command = xasprintf("dd if=\"$SOURCE\" of=\"$TARGET\" bs=4M iflag=skip_bytes,count_bytes "
-					       "oflag=seek_bytes skip=%" PRIu64 " seek=%" PRIu64 " count=%" PRIu64
-					       " conv=notrunc,fsync status=progress",
-					       pp->offset, pp->offset, n);
-		}
-	}
-	for (size_t i = 0; i < p->nparts; i++) {
-		const struct plan_part *pp = &p->parts[i];
-		uint64_t fill;
+	a->src_offset = a->tgt_offset = pp->offset;
+	a->bytes = n;
+	a->title = xasprintf("copy partition %u (%s) raw: %s bytes at byte %s", pp->number,
+			     pp->fs_type[0] ? pp->fs_type : "no filesystem", fmt_thousands(n, b[0]),
+			     fmt_thousands(pp->offset, b[1]));
+	a->precondition = xstrdup("partition the same size on the target");
+	a->evidence = xstrdup("bytes copied");
+	a->command = xasprintf("dd if=\"$SOURCE\" of=\"$TARGET\" bs=4M iflag=skip_bytes,count_bytes "
+			       "oflag=seek_bytes skip=%" PRIu64 " seek=%" PRIu64 " count=%" PRIu64
+			       " conv=notrunc,fsync status=progress",
+			       pp->offset, pp->offset, n);
+}
 
-		if (!pp->is_ext)
-			continue;
-		fill = pp->tgt_bytes / pp->block_size;
-		if (fill <= pp->new_block_count && pp->new_block_count <= pp->block_count)
-			continue;
-		a = add_act(p, PA_GROW, pp->number);
-		a->tgt_offset = pp->offset;
-		a->block_size = pp->block_size;
-		a->blocks_from = pp->new_block_count < pp->block_count ? pp->new_block_count : pp->block_count;
-		a->blocks_to = pp->new_block_count;
-		a->title = xasprintf("grow the ext4 of partition %u on the target from %s to %s blocks (fills the partition)",
-				     pp->number, fmt_thousands(a->blocks_from, b[0]), fmt_thousands(a->blocks_to, b[1]));
-		a->precondition = xstrdup("copy complete");
-		a->evidence = xasprintf("block count %" PRIu64, a->blocks_to);
-		a->command = xasprintf("e2fsck -fy \"$TARGET?offset=%" PRIu64 "\" && resize2fs \"$TARGET?offset=%" PRIu64
-				       "\" %" PRIu64,
-				       pp->offset, pp->offset, a->blocks_to);
-	}
-	for (size_t i = 0; i < p->nparts; i++) {
-		const struct plan_part *pp = &p->parts[i];
+/* an ext filesystem grown to fill its target partition, unless it already does */
+static void clone_grow(struct plan *p, const struct plan_part *pp)
+{
+	char b[4][32];
+	uint64_t fill = pp->tgt_bytes / pp->block_size;
+	struct plan_action *a;
 
-		if (!pp->is_ext)
-			continue;
-		a = add_act(p, PA_FSCK, pp->number);
-		a->tgt_offset = pp->offset;
-		a->block_size = pp->block_size;
-		a->blocks_to = pp->new_block_count;
-		a->title = xasprintf("e2fsck -fn of partition %u on the target: clean, %s blocks, UUID %s", pp->number,
-				     fmt_thousands(pp->new_block_count, b[0]), pp->fs_uuid);
-		a->precondition = xstrdup("copy and grow done");
-		a->evidence = xstrdup("exit status 0");
-		a->command = xasprintf("e2fsck -fn \"$TARGET?offset=%" PRIu64 "\"", pp->offset);
-	}
+	if (fill <= pp->new_block_count && pp->new_block_count <= pp->block_count)
+		return;
+	a = add_act(p, PA_GROW, pp->number);
+	a->tgt_offset = pp->offset;
+	a->block_size = pp->block_size;
+	a->blocks_from = pp->new_block_count < pp->block_count ? pp->new_block_count : pp->block_count;
+	a->blocks_to = pp->new_block_count;
+	a->title = xasprintf("grow the ext4 of partition %u on the target from %s to %s blocks (fills the partition)",
+			     pp->number, fmt_thousands(a->blocks_from, b[0]), fmt_thousands(a->blocks_to, b[1]));
+	a->precondition = xstrdup("copy complete");
+	a->evidence = xasprintf("block count %" PRIu64, a->blocks_to);
+	a->command = xasprintf("e2fsck -fy \"$TARGET?offset=%" PRIu64 "\" && resize2fs \"$TARGET?offset=%" PRIu64
+			       "\" %" PRIu64,
+			       pp->offset, pp->offset, a->blocks_to);
+}
+
+/* each ext filesystem on the target checked once copied and grown */
+static void clone_target_fsck(struct plan *p, const struct plan_part *pp)
+{
+	char b[4][32];
+	struct plan_action *a = add_act(p, PA_FSCK, pp->number);
+
+	a->tgt_offset = pp->offset;
+	a->block_size = pp->block_size;
+	a->blocks_to = pp->new_block_count;
+	a->title = xasprintf("e2fsck -fn of partition %u on the target: clean, %s blocks, UUID %s", pp->number,
+			     fmt_thousands(pp->new_block_count, b[0]), pp->fs_uuid);
+	a->precondition = xstrdup("copy and grow done");
+	a->evidence = xstrdup("exit status 0");
+	a->command = xasprintf("e2fsck -fn \"$TARGET?offset=%" PRIu64 "\"", pp->offset);
+}
+
+/* the table last, then its verification, then what only the operator can do */
+static void clone_finish(struct plan *p)
+{
+	char b[4][32];
+	struct plan_action *a;
+
 	a = add_act(p, PA_WRITE_TABLE, 0);
 	a->bytes = p->tgt_geo.bytes;
 	a->title = xasprintf("write the target's GPT: %zu partitions, same starts, GUIDs, names, attributes; the last ends "
@@ -401,6 +416,29 @@ static void build_clone(struct plan *p)
 	a->precondition = xstrdup("clone verified");
 	a->evidence = xstrdup("the node boots from the new drive; swaptool accept");
 	a->command = NULL;
+}
+
+/* path 2's actions in the order they run: guard, source checks, copies (with any shrink), grows,
+ * target checks, then the table */
+static void build_clone(struct plan *p)
+{
+	clone_check(p);
+	for (size_t i = 0; i < p->nparts; i++)
+		if (p->parts[i].is_ext)
+			clone_source_fsck(p, &p->parts[i]);
+	for (size_t i = 0; i < p->nparts; i++) {
+		if (p->parts[i].is_ext)
+			clone_copy_used(p, &p->parts[i]);
+		else
+			clone_copy_raw(p, &p->parts[i]);
+	}
+	for (size_t i = 0; i < p->nparts; i++)
+		if (p->parts[i].is_ext)
+			clone_grow(p, &p->parts[i]);
+	for (size_t i = 0; i < p->nparts; i++)
+		if (p->parts[i].is_ext)
+			clone_target_fsck(p, &p->parts[i]);
+	clone_finish(p);
 }
 
 /* What a shrink on the way costs: the bytes in use past the new end (resize2fs reads and writes

@@ -202,232 +202,299 @@ static int check_output(struct ctx *ctx, const char *what, const char *path, con
 	return 0;
 }
 
-int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
-{
-	const char *home_opt = NULL, *root = "/", *out_opt = NULL, *copy_dir = NULL;
-	bool skip_unreadable = false;
-	_cleanup_free_ char *home = NULL, *out = NULL, *why = NULL, *hp = NULL, *tmp = NULL, *copy_dest = NULL,
-			    *copy_tmp = NULL;
-	struct arc_source s = { 0 };
-	struct backup_opts bo;
-	struct stat st;
-	uid_t uid = (uid_t)-1;
-	gid_t gid = (gid_t)-1;
+/* One backup run: what the command line asks, what was collected, and where it goes. */
+struct backup_job {
+	const char *home_opt, *root, *out_opt, *copy_dir;
+	bool skip_unreadable;
+	char *home, *why, *hp, *out, *tmp, *copy_dest, *copy_tmp;
+	struct arc_source s;
+	uid_t uid;
+	gid_t gid;
+	bool home_dir;
 	char sha[65];
-	uint64_t bytes = 0;
-	json_object *arr, *o;
-	bool req_ok = true, home_dir;
-	int c, r;
+	uint64_t bytes;
+};
+
+static void backup_job_free(struct backup_job *j)
+{
+	arc_source_free(&j->s);
+	free(j->home);
+	free(j->why);
+	free(j->hp);
+	free(j->out);
+	free(j->tmp);
+	free(j->copy_dest);
+	free(j->copy_tmp);
+}
+
+/* The options, then the home and the root they name; 0 or the exit code. */
+static int backup_args(struct ctx *ctx, int argc, char **argv, struct backup_job *j)
+{
+	struct stat st;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "", backup_options, NULL)) != -1) {
 		switch (c) {
-		case 'H': home_opt = optarg; break;
-		case 'r': root = optarg; break;
-		case 'o': out_opt = optarg; break;
-		case 'c': copy_dir = optarg; break;
-		case 's': skip_unreadable = true; break;
+		case 'H': j->home_opt = optarg; break;
+		case 'r': j->root = optarg; break;
+		case 'o': j->out_opt = optarg; break;
+		case 'c': j->copy_dir = optarg; break;
+		case 's': j->skip_unreadable = true; break;
 		default: return step_bad_option(ctx, argc, argv);
 		}
 	}
 	if (optind < argc)
 		return ctx_error(ctx, EXIT_USAGE, "unexpected argument '%s'; see 'swaptool help backup'", argv[optind]);
-	if (node_home(home_opt, &home) < 0 || home[0] != '/')
+	if (node_home(j->home_opt, &j->home) < 0 || j->home[0] != '/')
 		return ctx_error(ctx, EXIT_USAGE, "no home directory for the node's user: pass --home /home/USER");
-	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
-		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
+	if (stat(j->root, &st) < 0 || !S_ISDIR(st.st_mode))
+		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", j->root);
+	return 0;
+}
 
-	bo = (struct backup_opts){ .root = root, .home = home, .profile = ctx->profile, .state_dir = ctx->state_dir,
-				   .skip_unreadable = skip_unreadable };
+/* The backup set from the profile; 0 or the exit code. */
+static int backup_gather(struct ctx *ctx, struct backup_job *j)
+{
+	struct backup_opts bo = { .root = j->root, .home = j->home, .profile = ctx->profile, .state_dir = ctx->state_dir,
+				  .skip_unreadable = j->skip_unreadable };
+	int r;
+
 	arc_catch_sigint(); /* SIGINT: the temporary is removed and the one document printed (exit 130) */
-	r = backup_collect(&bo, &s, &why);
-	if (r < 0) {
-		arc_source_free(&s);
-		return ctx_error(ctx, r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED, "%s%s", why ? why : strerror(-r),
+	r = backup_collect(&bo, &j->s, &j->why);
+	if (r < 0)
+		return ctx_error(ctx, r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED, "%s%s", j->why ? j->why : strerror(-r),
 				 r == -EINTR ? "; no tarball written" : "");
-	}
-	if (s.unreadable) {
+	if (j->s.unreadable) {
 		ctx_error(ctx, EXIT_FAILED, "cannot read '%s' in the backup set; fix its permissions, or pass --skip-unreadable to record it as skipped",
-			  s.unreadable);
-		arc_source_free(&s);
+			  j->s.unreadable);
 		return EXIT_FAILED;
 	}
+	return 0;
+}
 
-	jset_str(rec->root, "root", root);
-	jset_str(rec->root, "home", home);
-	jset_str(rec->root, "user", s.man.user);
+/* What was collected, into the record: required files, skipped and missing paths, totals.
+ * Returns whether every required file is there. */
+static bool record_collected(struct record *rec, const struct backup_job *j)
+{
+	const struct arc_source *s = &j->s;
+	json_object *arr, *o;
+	bool req_ok = true;
+
+	jset_str(rec->root, "root", j->root);
+	jset_str(rec->root, "home", j->home);
+	jset_str(rec->root, "user", s->man.user);
 	arr = json_object_new_array();
-	for (size_t i = 0; i < s.nreq; i++) {
+	for (size_t i = 0; i < s->nreq; i++) {
 		o = json_object_new_object();
-		jset_str(o, "path", s.req[i].path);
-		jset_bool(o, "found", s.req[i].ok);
-		jset_u64(o, "bytes", s.req[i].size);
-		jset_str(o, "problem", s.req[i].why);
+		jset_str(o, "path", s->req[i].path);
+		jset_bool(o, "found", s->req[i].ok);
+		jset_u64(o, "bytes", s->req[i].size);
+		jset_str(o, "problem", s->req[i].why);
 		json_object_array_add(arr, o);
-		if (!s.req[i].ok) {
+		if (!s->req[i].ok) {
 			req_ok = false;
 			record_check(rec, "required", ST_FAIL, "required file '%s' is %s: without it all agents must be re-paired; no tarball written",
-				     s.req[i].path, s.req[i].why);
+				     s->req[i].path, s->req[i].why);
 		}
 	}
 	json_object_object_add(rec->root, "required", arr);
 	arr = json_object_new_array();
-	for (size_t i = 0; i < s.nskipped; i++) {
+	for (size_t i = 0; i < s->nskipped; i++) {
 		o = json_object_new_object();
-		jset_str(o, "path", s.skipped[i].path);
-		jset_str(o, "reason", s.skipped[i].reason);
+		jset_str(o, "path", s->skipped[i].path);
+		jset_str(o, "reason", s->skipped[i].reason);
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(rec->root, "skipped", arr);
 	arr = json_object_new_array();
-	for (size_t i = 0; i < s.nmissing; i++)
-		json_object_array_add(arr, json_object_new_string(s.missing[i].path));
+	for (size_t i = 0; i < s->nmissing; i++)
+		json_object_array_add(arr, json_object_new_string(s->missing[i].path));
 	json_object_object_add(rec->root, "missing", arr);
-	jset_u64(rec->root, "entries", s.man.n);
-	jset_u64(rec->root, "data_bytes", s.data_bytes);
-	jset_u64(rec->root, "state_records", s.man.nst);
+	jset_u64(rec->root, "entries", s->man.n);
+	jset_u64(rec->root, "data_bytes", s->data_bytes);
+	jset_u64(rec->root, "state_records", s->man.nst);
+	return req_ok;
+}
 
-	if (!req_ok) {
-		json_object_object_add(rec->root, "archive", NULL);
-		arc_source_free(&s);
-		record_finish(rec);
-		return record_exit_code(rec);
-	}
-	record_check(rec, "required", ST_PASS, "%zu required file(s) present and non-empty", s.nreq);
+/* the node's user owns the tarball: the owner of the home directory (resolved inside
+ * the root: a symlinked home must not lead to this host's) */
+static void backup_owner(struct backup_job *j)
+{
+	struct stat st;
 
-	/* the node's user owns the tarball: the owner of the home directory (resolved inside
-	 * the root: a symlinked home must not lead to this host's) */
 	{
-		_cleanup_close_ int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		_cleanup_close_ int rootfd = open(j->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-		hp = rootfd >= 0 ? root_real(rootfd, home + 1, true) : NULL;
+		j->hp = rootfd >= 0 ? root_real(rootfd, j->home + 1, true) : NULL;
 	}
-	home_dir = hp && stat(hp, &st) == 0 && S_ISDIR(st.st_mode);
-	if (home_dir && geteuid() == 0) {
-		uid = st.st_uid;
-		gid = st.st_gid;
+	j->home_dir = j->hp && stat(j->hp, &st) == 0 && S_ISDIR(st.st_mode);
+	if (j->home_dir && geteuid() == 0) {
+		j->uid = st.st_uid;
+		j->gid = st.st_gid;
 	}
-	if (out_opt)
-		out = xstrdup(out_opt);
-	else {
-		char day[16];
-		time_t now = time(NULL);
-		struct tm tm;
-		_cleanup_free_ char *dir = NULL;
+}
 
-		if (!home_dir) {
-			arc_source_free(&s);
-			return ctx_error(ctx, EXIT_FAILED, "the home '%s' is not a directory inside the root '%s'; pass --out FILE", home,
-					 root);
-		}
-		gmtime_r(&now, &tm);
-		strftime(day, sizeof(day), "%Y%m%d", &tm);
-		dir = xasprintf("%s/%s-swap-backup-%s", hp, host_name(), day);
-		r = mkdir_p(dir, 0700);
-		if (r < 0) {
-			arc_source_free(&s);
-			return ctx_error(ctx, EXIT_FAILED, "cannot create '%s': %s; pass --out FILE", dir, strerror(-r));
-		}
-		/* The home belongs to the node's user: a link planted under this name must not
-		 * make root chown or write elsewhere (O_NOFOLLOW, then fchown on what was opened). */
-		{
-			_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+/* Without --out: HOME/HOST-swap-backup-DAY/HOST-config.tar.gz, its directory made and given to the
+ * node's user; 0 or the exit code. */
+static int default_out(struct ctx *ctx, struct backup_job *j)
+{
+	char day[16];
+	time_t now = time(NULL);
+	struct tm tm;
+	_cleanup_free_ char *dir = NULL;
+	int r;
 
-			if (dfd < 0) {
-				arc_source_free(&s);
-				return ctx_error(ctx, EXIT_FAILED, "'%s' is not a directory (%m): it is not swaptool's; pass --out FILE",
-						 dir);
-			}
-			if (uid != (uid_t)-1 && fchown(dfd, uid, gid) < 0) {
-				arc_source_free(&s);
-				return ctx_error(ctx, EXIT_FAILED, "cannot give '%s' to the node's user: %m", dir);
-			}
-		}
-		out = xasprintf("%s/%s-config.tar.gz", dir, host_name());
+	if (!j->home_dir)
+		return ctx_error(ctx, EXIT_FAILED, "the home '%s' is not a directory inside the root '%s'; pass --out FILE", j->home,
+				 j->root);
+	gmtime_r(&now, &tm);
+	strftime(day, sizeof(day), "%Y%m%d", &tm);
+	dir = xasprintf("%s/%s-swap-backup-%s", j->hp, host_name(), day);
+	r = mkdir_p(dir, 0700);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "cannot create '%s': %s; pass --out FILE", dir, strerror(-r));
+	/* The home belongs to the node's user: a link planted under this name must not
+	 * make root chown or write elsewhere (O_NOFOLLOW, then fchown on what was opened). */
+	{
+		_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (dfd < 0)
+			return ctx_error(ctx, EXIT_FAILED, "'%s' is not a directory (%m): it is not swaptool's; pass --out FILE",
+					 dir);
+		if (j->uid != (uid_t)-1 && fchown(dfd, j->uid, j->gid) < 0)
+			return ctx_error(ctx, EXIT_FAILED, "cannot give '%s' to the node's user: %m", dir);
 	}
-	if (check_output(ctx, "--out", out, &s)) {
-		arc_source_free(&s);
+	j->out = xasprintf("%s/%s-config.tar.gz", dir, host_name());
+	return 0;
+}
+
+/* The tarball's path and its copy's, neither of them an input; 0 or the exit code. */
+static int backup_outputs(struct ctx *ctx, struct backup_job *j)
+{
+	int r;
+
+	if (j->out_opt)
+		j->out = xstrdup(j->out_opt);
+	else if ((r = default_out(ctx, j)))
+		return r;
+	if (check_output(ctx, "--out", j->out, &j->s))
 		return EXIT_FAILED;
-	}
-	if (copy_dir) {
-		_cleanup_free_ char *o2 = xstrdup(out);
+	if (j->copy_dir) {
+		_cleanup_free_ char *o2 = xstrdup(j->out);
 
-		copy_dest = xasprintf("%s/%s", copy_dir, basename(o2));
-		if (check_output(ctx, "the copy", copy_dest, &s)) {
-			arc_source_free(&s);
+		j->copy_dest = xasprintf("%s/%s", j->copy_dir, basename(o2));
+		if (check_output(ctx, "the copy", j->copy_dest, &j->s))
 			return EXIT_FAILED;
-		}
 	}
-	r = arc_write_tmp(&s, out, uid, gid, sha, &bytes, &tmp, &why);
-	if (r < 0) {
-		arc_source_free(&s);
-		return ctx_error(ctx, r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED, "%s%s", why ? why : strerror(-r),
+	return 0;
+}
+
+/* The tarball and its copy: written, read back, then renamed into place; 0 or the exit code. */
+static int backup_write(struct ctx *ctx, struct backup_job *j)
+{
+	int r = arc_write_tmp(&j->s, j->out, j->uid, j->gid, j->sha, &j->bytes, &j->tmp, &j->why);
+
+	if (r < 0)
+		return ctx_error(ctx, r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED, "%s%s", j->why ? j->why : strerror(-r),
 				 r == -EINTR ? "; no tarball written" : "");
-	}
 	/* Both outputs or neither: the copy is made and checked from the temporary, then the two
 	 * renames follow each other. */
-	if (copy_dir) {
-		_cleanup_free_ char *o2 = xstrdup(out), *cwhy = NULL;
+	if (j->copy_dir) {
+		_cleanup_free_ char *o2 = xstrdup(j->out), *cwhy = NULL;
 
-		free(copy_dest);
-		r = copy_prepare(tmp, copy_dir, basename(o2), sha, ctx->profile->limits.tarball_bytes, uid, gid, &copy_dest,
-				 &copy_tmp, &cwhy);
+		free(j->copy_dest);
+		r = copy_prepare(j->tmp, j->copy_dir, basename(o2), j->sha, ctx->profile->limits.tarball_bytes, j->uid, j->gid,
+				 &j->copy_dest, &j->copy_tmp, &cwhy);
 		if (r < 0) {
-			unlink(tmp);
-			arc_source_free(&s);
+			unlink(j->tmp);
 			return ctx_error(ctx, EXIT_FAILED, "%s; no tarball written", cwhy);
 		}
 	}
 	if (arc_interrupted) {
-		unlink(tmp);
-		if (copy_tmp)
-			unlink(copy_tmp);
-		arc_source_free(&s);
+		unlink(j->tmp);
+		if (j->copy_tmp)
+			unlink(j->copy_tmp);
 		return ctx_error(ctx, EXIT_INTERRUPTED, "interrupted; no tarball written");
 	}
-	r = arc_commit(tmp, out, &why);
-	if (r == 0 && copy_tmp)
-		r = arc_commit(copy_tmp, copy_dest, &why);
-	else if (copy_tmp)
-		unlink(copy_tmp);
-	if (r < 0) {
-		arc_source_free(&s);
-		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
-	}
-	o = json_object_new_object();
-	jset_str(o, "path", out);
-	jset_u64(o, "bytes", bytes);
-	jset_str(o, "sha256", sha);
+	r = arc_commit(j->tmp, j->out, &j->why);
+	if (r == 0 && j->copy_tmp)
+		r = arc_commit(j->copy_tmp, j->copy_dest, &j->why);
+	else if (j->copy_tmp)
+		unlink(j->copy_tmp);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "%s", j->why ? j->why : strerror(-r));
+	return 0;
+}
+
+/* What was written, into the record: the archive, its read-back, what was left out, the copy. */
+static void record_written(struct ctx *ctx, struct record *rec, const struct backup_job *j)
+{
+	const struct arc_source *s = &j->s;
+	json_object *arr, *o = json_object_new_object();
+
+	jset_str(o, "path", j->out);
+	jset_u64(o, "bytes", j->bytes);
+	jset_str(o, "sha256", j->sha);
 	jset_str(o, "format", "gzip pax");
 	json_object_object_add(rec->root, "archive", o);
 	record_check(rec, "readback", ST_PASS, "read back: %zu entries and %zu state record(s) match the manifest's sha256",
-		     s.man.n, s.man.nst);
-	if (s.nskipped > 0) {
+		     s->man.n, s->man.nst);
+	if (s->nskipped > 0) {
 		bool unread = false;
-		for (size_t i = 0; i < s.nskipped; i++)
-			if (startswith(s.skipped[i].reason, "unreadable"))
+		for (size_t i = 0; i < s->nskipped; i++)
+			if (startswith(s->skipped[i].reason, "unreadable"))
 				unread = true;
-		record_check(rec, "skipped", unread ? ST_WARN : ST_PASS, "%zu entr%s skipped: '%s' (%s)%s", s.nskipped,
-			     s.nskipped == 1 ? "y" : "ies", s.skipped[0].path, s.skipped[0].reason, s.nskipped > 1 ? ", ..." : "");
+		record_check(rec, "skipped", unread ? ST_WARN : ST_PASS, "%zu entr%s skipped: '%s' (%s)%s", s->nskipped,
+			     s->nskipped == 1 ? "y" : "ies", s->skipped[0].path, s->skipped[0].reason, s->nskipped > 1 ? ", ..." : "");
 	}
-	if (s.nmissing > 0)
-		record_check(rec, "backup-set", ST_WARN, "%zu backup path(s) do not exist: '%s'%s", s.nmissing, s.missing[0].path,
-			     s.nmissing > 1 ? ", ..." : "");
+	if (s->nmissing > 0)
+		record_check(rec, "backup-set", ST_WARN, "%zu backup path(s) do not exist: '%s'%s", s->nmissing, s->missing[0].path,
+			     s->nmissing > 1 ? ", ..." : "");
 	arr = json_object_new_array();
-	if (copy_dir) {
-		const char *dest = copy_dest;
+	if (j->copy_dir) {
+		const char *dest = j->copy_dest;
 
 		o = json_object_new_object();
 		jset_str(o, "path", dest);
-		jset_str(o, "sha256", sha);
+		jset_str(o, "sha256", j->sha);
 		jset_bool(o, "verified", true);
 		json_object_array_add(arr, o);
 		record_check(rec, "copy", ST_PASS, "copied to '%s', synced, sha256 checked", dest);
 	}
 	json_object_object_add(rec->root, "copies", arr);
-	check_location(ctx, rec, out, copy_dir);
-	arc_source_free(&s);
+	check_location(ctx, rec, j->out, j->copy_dir);
+}
+
+/* collect, record, and unless a required file is missing: write, record */
+static int backup_run(struct ctx *ctx, struct backup_job *j, struct record *rec)
+{
+	int r = backup_gather(ctx, j);
+
+	if (r)
+		return r;
+	if (!record_collected(rec, j)) {
+		json_object_object_add(rec->root, "archive", NULL);
+		record_finish(rec);
+		return record_exit_code(rec);
+	}
+	record_check(rec, "required", ST_PASS, "%zu required file(s) present and non-empty", j->s.nreq);
+	backup_owner(j);
+	if ((r = backup_outputs(ctx, j)) || (r = backup_write(ctx, j)))
+		return r;
+	record_written(ctx, rec, j);
 	record_finish(rec);
 	return record_exit_code(rec);
+}
+
+int step_backup_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	struct backup_job j = { .root = "/", .uid = (uid_t)-1, .gid = (gid_t)-1 };
+	int r = backup_args(ctx, argc, argv, &j);
+
+	if (r == 0)
+		r = backup_run(ctx, &j, rec);
+	backup_job_free(&j);
+	return r;
 }
 
 void step_backup_render(const struct ctx *ctx, json_object *record)

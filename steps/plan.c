@@ -136,151 +136,185 @@ static void plan_progress(void *ud, uint64_t done, uint64_t total)
 	out_progress(ctx, "rehearsal: %s of %s", fmt_decimal(done, b[0]), fmt_decimal(total, b[1]));
 }
 
+/* The plan into the record, with who the source is and the path as shown. */
+static void record_plan(struct record *rec, const struct plan_args *a, const struct disk *src, const struct plan *p)
+{
+	json_object *pj = plan_json(p);
+
+	{
+		/* who the source is, so that clone matches this plan by identity, not by path text */
+		_cleanup_free_ char *key = NULL;
+
+		if (src->fd >= 0 && ident_key_fd(src->fd, &key) == 0)
+			jset_str(jget(pj, "source"), "identity", key);
+	}
+	if (a->path)
+		jset_str(pj, "path_shown", a->path);
+	jset_str(rec->root, "fingerprint", p->fingerprint);
+	json_object_object_add(rec->root, "plan", pj);
+}
+
+/* path 2's figures: where the last partition ends, and what a clone moves and costs */
+static void record_clone_path(struct record *rec, const struct plan *p)
+{
+	const struct plan_part *last = &p->parts[p->nparts - 1];
+	char b[4][32];
+	json_object *c = record_check(
+		rec, "fs-clone", ST_PASS, "path 2 (clone%s): %zu actions; p%u ends at LBA %s, %s%s blocks",
+		p->needs_shrink ? " with shrink" : "", p->nacts, last->number, fmt_thousands(last->tgt_end_lba, b[0]),
+		last->is_ext ? "its ext4 " : "", last->is_ext ? fmt_thousands(last->new_block_count, b[1]) : "-");
+	uint64_t data, past = plan_past_cut_bytes(p, &data);
+	double secs = plan_clone_seconds(p);
+
+	jset_u64(c, "new_end_lba", last->tgt_end_lba);
+	jset_u64(c, "new_block_count", last->new_block_count);
+	jset_u64(c, "backup_header_lba", p->tgt_geo.last_lba);
+	record_check(rec, "clone-cost", ST_PASS,
+		     "path 2 moves %s B that lie past the new end (%s B of it file data); a rehearsal needs %s "
+		     "of scratch space; the clone takes about %.0f min at %.1f GB/s",
+		     fmt_thousands(past, b[0]), fmt_thousands(data, b[1]),
+		     fmt_decimal(plan_rehearse_need(p), b[2]), secs / 60 < 1 ? 1 : secs / 60, PLAN_RATE / 1e9);
+}
+
+/* which paths there are: a raw clone, path 1 (fresh install), path 2 (filesystem-aware clone) */
+static void record_paths(struct record *rec, const struct plan *p)
+{
+	char b[32];
+
+	if (p->raw_possible)
+		record_check(rec, "raw-clone", ST_PASS, "a raw sector clone fits the target");
+	else
+		record_check(rec, "raw-clone", ST_WARN, "a raw sector clone cannot work: the target is %s B %s",
+			     fmt_thousands_signed(p->delta_bytes, b),
+			     p->src_geo.lba_size != p->tgt_geo.lba_size ? "with another LBA size" : "against the source");
+	record_check(rec, "fresh-install", ST_PASS, "path 1 (fresh install + restore): %zu steps, recommended", p->nfresh);
+	if (p->clone_possible)
+		record_clone_path(rec, p);
+	else
+		record_check(rec, "fs-clone", ST_WARN, "path 2 is not possible: %s; only path 1 is offered", p->clone_why);
+}
+
+/* --script: path 2 as bash; 0 or the exit code */
+static int plan_write_script(struct ctx *ctx, struct record *rec, const struct plan_args *a, const struct plan *p)
+{
+	_cleanup_free_ char *s = NULL;
+	int r;
+
+	if (!p->clone_possible) {
+		record_check(rec, "script", ST_FAIL, "no script written: path 2 is not possible (%s)", p->clone_why);
+		return 0;
+	}
+	s = plan_script(p, "swaptool");
+	r = write_file_atomic(a->script, s, strlen(s), 0700);
+	if (r < 0)
+		return ctx_error(ctx, EXIT_FAILED, "cannot write the script '%s': %s; pick a writable path", a->script,
+				 strerror(-r));
+	record_check(rec, "script", ST_PASS, "path 2 as bash written to %s (%zu actions, guarded)", a->script, p->nacts);
+	jset_str(rec->root, "script", a->script);
+	return 0;
+}
+
+/* plan_rehearse with SIGINT and SIGTERM caught: they stop the rehearsal at the next step and let
+ * it remove its scratch files and unmount the shrink's composite file, instead of leaving them */
+static int rehearse_caught(struct ctx *ctx, struct plan *p, const char *scratch, struct rehearse_result *res, char **why)
+{
+	struct copy_opts copy = { .progress = plan_progress, .ud = ctx, .stop = &rehearse_stop };
+	struct sigaction sa = { .sa_handler = on_stop }, oi, ot;
+	int r;
+
+	rehearse_stop = 0;
+	sigaction(SIGINT, &sa, &oi);
+	sigaction(SIGTERM, &sa, &ot);
+	r = plan_rehearse(p, scratch, &copy, res, why);
+	sigaction(SIGINT, &oi, NULL);
+	sigaction(SIGTERM, &ot, NULL);
+	out_progress_end(ctx);
+	return r;
+}
+
+/* the rehearsal's checks and verdict into the record, under its own object */
+static void record_rehearsal(struct record *rec, int r, const char *why, struct rehearse_result *res, const char *scratch)
+{
+	json_object *rj = json_object_new_object();
+	char b[4][32];
+
+	if (r == -ENOSPC)
+		record_check(rec, "rehearse", ST_FAIL, "%s", why);
+	else {
+		size_t n = json_object_array_length(res->checks);
+
+		for (size_t i = 0; i < n; i++) {
+			json_object *c = json_object_array_get_idx(res->checks, i);
+			enum status st = ST_FAIL;
+			_cleanup_free_ char *id = xasprintf("rehearse-%s", jget_str(c, "id"));
+
+			status_parse(jget_str(c, "status"), &st);
+			record_check(rec, id, st, "%s", jget_str(c, "summary"));
+		}
+		record_check(rec, "rehearse", res->ok ? ST_PASS : ST_FAIL,
+			     "path 2 %s on throwaway copies in %.1f s; scratch disk used at most %s of %s free",
+			     res->ok ? "succeeded" : "FAILED", res->seconds, fmt_decimal(res->scratch_peak_bytes, b[0]),
+			     fmt_decimal(res->scratch_free_bytes, b[1]));
+	}
+	jset_bool(rj, "ok", res->ok);
+	jset_double(rj, "seconds", res->seconds);
+	jset_u64(rj, "scratch_peak_bytes", res->scratch_peak_bytes);
+	jset_u64(rj, "scratch_free_bytes", res->scratch_free_bytes);
+	jset_str(rj, "scratch", scratch);
+	json_object_object_add(rj, "actions", res->actions);
+	json_object_object_add(rj, "checks", res->checks);
+	json_object_object_add(rec->root, "rehearsal", rj);
+}
+
+/* --rehearse: path 2 on throwaway copies; 0 or the exit code */
+static int plan_rehearsal(struct ctx *ctx, struct record *rec, const struct plan_args *a, struct plan *p)
+{
+	struct rehearse_result res;
+	_cleanup_free_ char *why = NULL;
+	const char *scratch = a->scratch ? a->scratch : getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
+	int r = rehearse_caught(ctx, p, scratch, &res, &why);
+
+	if (rehearse_stop) {
+		json_object_put(res.actions);
+		json_object_put(res.checks);
+		return ctx_error(ctx, EXIT_INTERRUPTED, "the rehearsal was interrupted; its scratch files were removed and "
+				 "nothing else was written");
+	}
+	/* path 2 impossible is a finding (exit 1); a scratch directory without the room
+	 * the rehearsal needs means it could not run (exit 3), like an unusable one */
+	if (r < 0 && (r != -ENOSPC || p->clone_possible)) {
+		json_object_put(res.actions);
+		json_object_put(res.checks);
+		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
+	}
+	record_rehearsal(rec, r, why, &res, scratch);
+	return 0;
+}
+
 int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	struct plan_args a;
 	_cleanup_(disk_closep) struct disk src = { .fd = -1 };
 	struct layout l = { 0 };
 	struct plan p = { 0 };
-	json_object *pj;
-	char b[4][32];
 	int r;
 
 	r = parse_args(ctx, argc, argv, &a);
 	if (r)
 		return r;
 	r = plan_for(ctx, a.source, a.image_lba_size, a.target_spec, a.target_lba_size, a.home, &src, &l, &p);
-	if (r) {
-		layout_free(&l);
-		plan_free(&p);
-		return r;
-	}
-	pj = plan_json(&p);
-	{
-		/* who the source is, so that clone matches this plan by identity, not by path text */
-		_cleanup_free_ char *key = NULL;
-
-		if (src.fd >= 0 && ident_key_fd(src.fd, &key) == 0)
-			jset_str(jget(pj, "source"), "identity", key);
-	}
-	if (a.path)
-		jset_str(pj, "path_shown", a.path);
-	jset_str(rec->root, "fingerprint", p.fingerprint);
-	json_object_object_add(rec->root, "plan", pj);
-
-	if (p.raw_possible)
-		record_check(rec, "raw-clone", ST_PASS, "a raw sector clone fits the target");
-	else
-		record_check(rec, "raw-clone", ST_WARN, "a raw sector clone cannot work: the target is %s B %s",
-			     fmt_thousands_signed(p.delta_bytes, b[0]),
-			     p.src_geo.lba_size != p.tgt_geo.lba_size ? "with another LBA size" : "against the source");
-	record_check(rec, "fresh-install", ST_PASS, "path 1 (fresh install + restore): %zu steps, recommended", p.nfresh);
-	if (p.clone_possible) {
-		const struct plan_part *last = &p.parts[p.nparts - 1];
-		json_object *c = record_check(
-			rec, "fs-clone", ST_PASS, "path 2 (clone%s): %zu actions; p%u ends at LBA %s, %s%s blocks",
-			p.needs_shrink ? " with shrink" : "", p.nacts, last->number, fmt_thousands(last->tgt_end_lba, b[0]),
-			last->is_ext ? "its ext4 " : "", last->is_ext ? fmt_thousands(last->new_block_count, b[1]) : "-");
-		jset_u64(c, "new_end_lba", last->tgt_end_lba);
-		jset_u64(c, "new_block_count", last->new_block_count);
-		jset_u64(c, "backup_header_lba", p.tgt_geo.last_lba);
-		{
-			uint64_t data, past = plan_past_cut_bytes(&p, &data);
-			double secs = plan_clone_seconds(&p);
-
-			record_check(rec, "clone-cost", ST_PASS,
-				     "path 2 moves %s B that lie past the new end (%s B of it file data); a rehearsal needs %s "
-				     "of scratch space; the clone takes about %.0f min at %.1f GB/s",
-				     fmt_thousands(past, b[0]), fmt_thousands(data, b[1]),
-				     fmt_decimal(plan_rehearse_need(&p), b[2]), secs / 60 < 1 ? 1 : secs / 60, PLAN_RATE / 1e9);
-		}
-	} else
-		record_check(rec, "fs-clone", ST_WARN, "path 2 is not possible: %s; only path 1 is offered", p.clone_why);
-
-	if (a.script) {
-		if (!p.clone_possible)
-			record_check(rec, "script", ST_FAIL, "no script written: path 2 is not possible (%s)", p.clone_why);
-		else {
-			_cleanup_free_ char *s = plan_script(&p, "swaptool");
-
-			r = write_file_atomic(a.script, s, strlen(s), 0700);
-			if (r < 0) {
-				layout_free(&l);
-				plan_free(&p);
-				return ctx_error(ctx, EXIT_FAILED, "cannot write the script '%s': %s; pick a writable path", a.script,
-						 strerror(-r));
-			}
-			record_check(rec, "script", ST_PASS, "path 2 as bash written to %s (%zu actions, guarded)", a.script,
-				     p.nacts);
-			jset_str(rec->root, "script", a.script);
-		}
-	}
-
-	if (a.rehearse) {
-		struct rehearse_result res;
-		struct copy_opts copy = { .progress = plan_progress, .ud = ctx, .stop = &rehearse_stop };
-		_cleanup_free_ char *why = NULL;
-		const char *scratch = a.scratch ? a.scratch : getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
-		json_object *rj = json_object_new_object();
-		struct sigaction sa = { .sa_handler = on_stop }, oi, ot;
-
-		/* SIGINT and SIGTERM stop the rehearsal at the next step and let it remove its scratch
-		 * files and unmount the shrink's composite file, instead of leaving them */
-		rehearse_stop = 0;
-		sigaction(SIGINT, &sa, &oi);
-		sigaction(SIGTERM, &sa, &ot);
-		r = plan_rehearse(&p, scratch, &copy, &res, &why);
-		sigaction(SIGINT, &oi, NULL);
-		sigaction(SIGTERM, &ot, NULL);
-		out_progress_end(ctx);
-		if (rehearse_stop) {
-			json_object_put(res.actions);
-			json_object_put(res.checks);
-			json_object_put(rj);
-			layout_free(&l);
-			plan_free(&p);
-			return ctx_error(ctx, EXIT_INTERRUPTED, "the rehearsal was interrupted; its scratch files were removed and "
-					 "nothing else was written");
-		}
-		/* path 2 impossible is a finding (exit 1); a scratch directory without the room
-		 * the rehearsal needs means it could not run (exit 3), like an unusable one */
-		if (r < 0 && (r != -ENOSPC || p.clone_possible)) {
-			json_object_put(res.actions);
-			json_object_put(res.checks);
-			json_object_put(rj);
-			layout_free(&l);
-			plan_free(&p);
-			return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
-		}
-		if (r == -ENOSPC)
-			record_check(rec, "rehearse", ST_FAIL, "%s", why);
-		else {
-			size_t n = json_object_array_length(res.checks);
-
-			for (size_t i = 0; i < n; i++) {
-				json_object *c = json_object_array_get_idx(res.checks, i);
-				enum status st = ST_FAIL;
-				_cleanup_free_ char *id = xasprintf("rehearse-%s", jget_str(c, "id"));
-
-				status_parse(jget_str(c, "status"), &st);
-				record_check(rec, id, st, "%s", jget_str(c, "summary"));
-			}
-			record_check(rec, "rehearse", res.ok ? ST_PASS : ST_FAIL,
-				     "path 2 %s on throwaway copies in %.1f s; scratch disk used at most %s of %s free",
-				     res.ok ? "succeeded" : "FAILED", res.seconds, fmt_decimal(res.scratch_peak_bytes, b[0]),
-				     fmt_decimal(res.scratch_free_bytes, b[1]));
-		}
-		jset_bool(rj, "ok", res.ok);
-		jset_double(rj, "seconds", res.seconds);
-		jset_u64(rj, "scratch_peak_bytes", res.scratch_peak_bytes);
-		jset_u64(rj, "scratch_free_bytes", res.scratch_free_bytes);
-		jset_str(rj, "scratch", scratch);
-		json_object_object_add(rj, "actions", res.actions);
-		json_object_object_add(rj, "checks", res.checks);
-		json_object_object_add(rec->root, "rehearsal", rj);
+	if (r == 0) {
+		record_plan(rec, &a, &src, &p);
+		record_paths(rec, &p);
+		if (a.script)
+			r = plan_write_script(ctx, rec, &a, &p);
+		if (r == 0 && a.rehearse)
+			r = plan_rehearsal(ctx, rec, &a, &p);
 	}
 	layout_free(&l);
 	plan_free(&p);
+	if (r)
+		return r;
 	record_finish(rec);
 	return record_exit_code(rec);
 }

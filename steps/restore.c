@@ -102,49 +102,51 @@ static json_object *fstab_json(const struct restore_plan *p)
 	json_object *arr = json_object_new_array();
 
 	for (size_t i = 0; i < p->nfst; i++) {
-		json_object *o = json_object_new_object(), *u = json_object_new_array();
+		json_object *o = json_object_new_object();
 
 		jset_str(o, "path", p->fst[i].path);
 		jset_str(o, "kept_as", p->fst[i].kept_as);
 		jset_u64(o, "identifiers", p->fst[i].rep.ids);
-		for (size_t k = 0; k < p->fst[i].rep.n; k++) {
-			const struct fstab_issue *is = &p->fst[i].rep.v[k];
-			json_object *l = json_object_new_object();
-
-			jset_u64(l, "line", is->line);
-			jset_str(l, "text", is->text);
-			jset_str(l, "tag", is->tag);
-			jset_str(l, "value", is->value);
-			jset_str(l, "target", is->target);
-			jset_str(l, "breaks", is->breaks);
-			json_object_array_add(u, l);
-		}
-		json_object_object_add(o, "unresolved", u);
+		json_object_object_add(o, "unresolved", fstab_report_json(&p->fst[i].rep));
 		json_object_array_add(arr, o);
 	}
 	return arr;
 }
 
-int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
-{
-	const char *root = "/", *tarball, *undo_out = NULL;
-	bool dry_run = false, undo = false;
-	_cleanup_(name_map_free) struct name_map map = { 0 };
-	_cleanup_(arc_free) struct arc a = { 0 };
-	struct restore_plan plan = { 0 };
+/* One restore run: what the command line asks, the tarball, and the plan made from it. */
+struct restore_job {
+	const char *root, *tarball, *undo_out;
+	bool dry_run, undo;
+	struct name_map map;
+	struct arc a;
+	struct restore_plan plan;
 	struct restore_opts ro;
-	_cleanup_free_ char *why = NULL, *undo_path = NULL;
-	json_object *o, *arr;
-	int c, r, code = EXIT_FAILED;
+	char *why, *undo_path;
+};
+
+static void restore_job_free(struct restore_job *j)
+{
+	fstab_blkid_reset();
+	restore_plan_free(&j->plan);
+	arc_free(&j->a);
+	name_map_free(&j->map);
+	free(j->why);
+	free(j->undo_path);
+}
+
+/* The options, the one TARBALL and the root; 0 or the exit code. */
+static int restore_args(struct ctx *ctx, int argc, char **argv, struct restore_job *j)
+{
+	int c;
 
 	while ((c = getopt_long(argc, argv, "", restore_options, NULL)) != -1) {
 		switch (c) {
-		case 'r': root = optarg; break;
-		case 'n': dry_run = true; break;
-		case 'u': undo = true; break;
-		case 'U': undo_out = optarg; break;
+		case 'r': j->root = optarg; break;
+		case 'n': j->dry_run = true; break;
+		case 'u': j->undo = true; break;
+		case 'U': j->undo_out = optarg; break;
 		case 'm':
-			if (step_parse_map_user(ctx, optarg, &map))
+			if (step_parse_map_user(ctx, optarg, &j->map))
 				return EXIT_USAGE;
 			break;
 		default:
@@ -153,177 +155,219 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	}
 	if (optind + 1 != argc)
 		return ctx_error(ctx, EXIT_USAGE, "restore needs one TARBALL (or --undo UNDO.tar.gz); see 'swaptool help restore'");
-	tarball = argv[optind];
-	if (step_check_root(ctx, root))
+	j->tarball = argv[optind];
+	if (step_check_root(ctx, j->root))
 		return EXIT_USAGE;
+	return 0;
+}
+
+/* Without --undo-out: STATE/restore-undo-STAMP-PID.tar.gz. */
+static char *undo_path_for(struct ctx *ctx, const struct restore_job *j)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	/* The pid keeps two restores within the same second from sharing (and overwriting) one undo. */
+	return j->undo_out ? xstrdup(j->undo_out)
+			   : xasprintf("%s/restore-undo-%s-%d.tar.gz", ctx->state_dir, stamp, (int)getpid());
+}
+
+/* The whole tarball checked, then the plan of what would change; false when nothing may be written
+ * (the error already reported). */
+static bool restore_prepare(struct ctx *ctx, struct restore_job *j)
+{
+	int r;
 
 	/* SIGINT: stop cleanly and print the one document (exit 130), never die mid-write */
 	arc_catch_sigint();
-	r = arc_load(tarball, &ctx->profile->limits, &a, &why);
+	r = arc_load(j->tarball, &ctx->profile->limits, &j->a, &j->why);
 	if (r < 0) {
-		ctx_error(ctx, r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED, "%s; nothing was written", why ? why : strerror(-r));
-		goto out;
+		ctx_error(ctx, r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED, "%s; nothing was written", j->why ? j->why : strerror(-r));
+		return false;
 	}
-	if (a.man.undo != undo) {
-		ctx_error(ctx, EXIT_FAILED, undo ? "'%s' is not an undo tarball; nothing was written"
-						 : "'%s' is an undo tarball; run 'swaptool restore --undo %s'; nothing was written",
-			  tarball, tarball);
-		goto out;
+	if (j->a.man.undo != j->undo) {
+		ctx_error(ctx, EXIT_FAILED, j->undo ? "'%s' is not an undo tarball; nothing was written"
+						    : "'%s' is an undo tarball; run 'swaptool restore --undo %s'; nothing was written",
+			  j->tarball, j->tarball);
+		return false;
 	}
-	if (!undo && !dry_run) {
-		char stamp[32];
-		time_t now = time(NULL);
-		struct tm tm;
-
-		gmtime_r(&now, &tm);
-		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-		/* The pid keeps two restores within the same second from sharing (and overwriting) one undo. */
-		undo_path = undo_out ? xstrdup(undo_out)
-				     : xasprintf("%s/restore-undo-%s-%d.tar.gz", ctx->state_dir, stamp, (int)getpid());
-	}
-	ro = (struct restore_opts){ .root = root, .profile = ctx->profile, .map = &map,
-				    .state_dir = undo ? NULL : ctx->state_dir, .undo_path = undo_path,
-				    .resolve = fstab_resolve_blkid };
-	r = restore_plan(&a, &ro, &plan, &why);
+	if (!j->undo && !j->dry_run)
+		j->undo_path = undo_path_for(ctx, j);
+	j->ro = (struct restore_opts){ .root = j->root, .profile = ctx->profile, .map = &j->map,
+				       .state_dir = j->undo ? NULL : ctx->state_dir, .undo_path = j->undo_path,
+				       .resolve = fstab_resolve_blkid };
+	r = restore_plan(&j->a, &j->ro, &j->plan, &j->why);
 	if (r < 0) {
-		ctx_error(ctx, EXIT_FAILED, "%s; nothing was written", why ? why : strerror(-r));
-		goto out;
+		ctx_error(ctx, EXIT_FAILED, "%s; nothing was written", j->why ? j->why : strerror(-r));
+		return false;
 	}
-	if (undo_out && !undo && !dry_run && check_undo_out(ctx, undo_out, tarball, root, &plan))
-		goto out;
+	if (j->undo_out && !j->undo && !j->dry_run && check_undo_out(ctx, j->undo_out, j->tarball, j->root, &j->plan))
+		return false;
 	if (arc_interrupted) {
 		ctx_error(ctx, EXIT_INTERRUPTED, "interrupted; nothing was written");
-		goto out;
+		return false;
 	}
+	return true;
+}
 
-	o = json_object_new_object();
-	jset_str(o, "path", tarball);
-	jset_u64(o, "bytes", a.bytes);
-	jset_str(o, "sha256", a.sha256);
-	jset_str(o, "host", a.man.host);
-	jset_str(o, "created", a.man.created);
-	jset_u64(o, "entries", a.man.n);
-	json_object_object_add(rec->root, "archive", o);
-	jset_str(rec->root, "root", root);
-	jset_bool(rec->root, "dry_run", dry_run);
-	jset_bool(rec->root, "undo_mode", undo);
-	arr = json_object_new_array();
-	for (size_t i = 0; i < plan.n; i++) {
-		o = json_object_new_object();
-		jset_str(o, "path", plan.v[i].dest);
-		jset_str(o, "action", restore_action_name(plan.v[i].action));
-		jset_str(o, "type", plan.v[i].item ? mtype_name(plan.v[i].item->m->type) : NULL);
+static json_object *actions_json(const struct restore_plan *plan)
+{
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < plan->n; i++) {
+		json_object *o = json_object_new_object();
+		jset_str(o, "path", plan->v[i].dest);
+		jset_str(o, "action", restore_action_name(plan->v[i].action));
+		jset_str(o, "type", plan->v[i].item ? mtype_name(plan->v[i].item->m->type) : NULL);
 		json_object_array_add(arr, o);
 	}
-	json_object_object_add(rec->root, "actions", arr);
+	return arr;
+}
+
+/* The tarball and the plan, into the record: archive, actions, counts, fstab files, strays. */
+static void record_plan(struct record *rec, const struct restore_job *j)
+{
+	const struct restore_plan *plan = &j->plan;
+	json_object *o, *arr;
+
 	o = json_object_new_object();
-	jset_u64(o, "create", plan.ncreate);
-	jset_u64(o, "replace", plan.nreplace);
-	jset_u64(o, "unchanged", plan.nunchanged);
-	jset_u64(o, "remove", plan.nremove);
+	jset_str(o, "path", j->tarball);
+	jset_u64(o, "bytes", j->a.bytes);
+	jset_str(o, "sha256", j->a.sha256);
+	jset_str(o, "host", j->a.man.host);
+	jset_str(o, "created", j->a.man.created);
+	jset_u64(o, "entries", j->a.man.n);
+	json_object_object_add(rec->root, "archive", o);
+	jset_str(rec->root, "root", j->root);
+	jset_bool(rec->root, "dry_run", j->dry_run);
+	jset_bool(rec->root, "undo_mode", j->undo);
+	json_object_object_add(rec->root, "actions", actions_json(plan));
+	o = json_object_new_object();
+	jset_u64(o, "create", plan->ncreate);
+	jset_u64(o, "replace", plan->nreplace);
+	jset_u64(o, "unchanged", plan->nunchanged);
+	jset_u64(o, "remove", plan->nremove);
 	json_object_object_add(rec->root, "counts", o);
-	json_object_object_add(rec->root, "fstab", fstab_json(&plan));
+	json_object_object_add(rec->root, "fstab", fstab_json(plan));
 	record_check(rec, "archive", ST_PASS, "%zu entries and %zu step record(s) checked against the manifest: no absolute path, "
-		     "'..', symlink crossing, device node or hash mismatch", a.man.n, a.man.nst);
-	for (size_t i = 0; i < plan.nfst; i++) {
-		const struct restore_fstab *f = &plan.fst[i];
+		     "'..', symlink crossing, device node or hash mismatch", j->a.man.n, j->a.man.nst);
+	for (size_t i = 0; i < plan->nfst; i++) {
+		const struct restore_fstab *f = &plan->fst[i];
 
 		if (f->kept_as)
 			record_check(rec, "fstab", ST_WARN, "'/%s' kept: %zu line(s) name devices that are not on this machine "
 				     "(line %u: %s=%s, %s); the old file %s '/%s'", f->path, f->rep.n, f->rep.v[0].line,
-				     f->rep.v[0].tag, f->rep.v[0].value, f->rep.v[0].breaks, dry_run ? "would go to" : "is in",
+				     f->rep.v[0].tag, f->rep.v[0].value, f->rep.v[0].breaks, j->dry_run ? "would go to" : "is in",
 				     f->kept_as);
 		else
 			record_check(rec, "fstab", ST_PASS, "'/%s': its %zu identifier(s) resolve on this machine", f->path, f->rep.ids);
 	}
 	arr = json_object_new_array();
-	for (size_t i = 0; i < plan.strays.n; i++)
-		json_object_array_add(arr, json_object_new_string(plan.strays.v[i]));
+	for (size_t i = 0; i < plan->strays.n; i++)
+		json_object_array_add(arr, json_object_new_string(plan->strays.v[i]));
 	json_object_object_add(rec->root, "strays", arr);
-	if (plan.strays.n > 0)
-		record_check(rec, "strays", ST_WARN, "%zu temporar%s left by an interrupted restore %s: '/%s'%s", plan.strays.n,
-			     plan.strays.n == 1 ? "y" : "ies", dry_run ? "would be removed" : "removed", plan.strays.v[0],
-			     plan.strays.n > 1 ? ", ..." : "");
-	if (dry_run) {
-		json_object_object_add(rec->root, "undo", NULL);
-		record_check(rec, "dry-run", ST_PASS, "nothing written: %zu to create, %zu to replace, %zu unchanged", plan.ncreate,
-			     plan.nreplace, plan.nunchanged);
-		record_finish(rec);
-		code = record_exit_code(rec);
-		goto out;
-	}
-	/* undo tarballs a killed restore was writing (copies of what it replaced) */
-	{
-		DIR *d = opendir(ctx->state_dir);
-		struct dirent *de;
+	if (plan->strays.n > 0)
+		record_check(rec, "strays", ST_WARN, "%zu temporar%s left by an interrupted restore %s: '/%s'%s", plan->strays.n,
+			     plan->strays.n == 1 ? "y" : "ies", j->dry_run ? "would be removed" : "removed", plan->strays.v[0],
+			     plan->strays.n > 1 ? ", ..." : "");
+}
 
-		while (d && (de = readdir(d)))
-			if (startswith(de->d_name, "restore-undo-") && strstr(de->d_name, ".tar.gz.tmp.")) {
-				_cleanup_free_ char *base = xstrdup(de->d_name);
-				_cleanup_free_ char *full = NULL;
+/* undo tarballs a killed restore was writing (copies of what it replaced) */
+static void sweep_undo_tmps(const char *state_dir)
+{
+	DIR *d = opendir(state_dir);
+	struct dirent *de;
 
-				*strstr(base, ".tmp.") = '\0';
-				full = xasprintf("%s/%s", ctx->state_dir, base);
-				arc_sweep_tmps(full);
-			}
-		if (d)
-			closedir(d);
-	}
-	r = restore_apply(&a, &ro, &plan, &why);
+	while (d && (de = readdir(d)))
+		if (startswith(de->d_name, "restore-undo-") && strstr(de->d_name, ".tar.gz.tmp.")) {
+			_cleanup_free_ char *base = xstrdup(de->d_name);
+			_cleanup_free_ char *full = NULL;
+
+			*strstr(base, ".tmp.") = '\0';
+			full = xasprintf("%s/%s", state_dir, base);
+			arc_sweep_tmps(full);
+		}
+	if (d)
+		closedir(d);
+}
+
+/* The plan applied under the root; restore_apply's result, negative once the error is reported. */
+static int restore_write(struct ctx *ctx, struct restore_job *j)
+{
+	int r;
+
+	sweep_undo_tmps(ctx->state_dir);
+	r = restore_apply(&j->a, &j->ro, &j->plan, &j->why);
 	if (r == -EINTR) {
-		if (undo_path && access(undo_path, F_OK) == 0)
+		if (j->undo_path && access(j->undo_path, F_OK) == 0)
 			ctx_error(ctx, EXIT_INTERRUPTED, "%s: no file was replaced and its temporaries were removed; "
-				  "'swaptool restore --undo %s' removes the directories it created", why, undo_path);
+				  "'swaptool restore --undo %s' removes the directories it created", j->why, j->undo_path);
 		else
-			ctx_error(ctx, EXIT_INTERRUPTED, "%s: no file was replaced and its temporaries were removed", why);
-		goto out;
-	}
-	if (r < 0) {
-		if (undo_path && access(undo_path, F_OK) == 0)
+			ctx_error(ctx, EXIT_INTERRUPTED, "%s: no file was replaced and its temporaries were removed", j->why);
+	} else if (r < 0) {
+		if (j->undo_path && access(j->undo_path, F_OK) == 0)
 			ctx_error(ctx, EXIT_FAILED, "%s; what was replaced is in '%s': 'swaptool restore --undo %s' puts it back",
-				  why, undo_path, undo_path);
+				  j->why, j->undo_path, j->undo_path);
 		else
-			ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
-		goto out;
+			ctx_error(ctx, EXIT_FAILED, "%s", j->why ? j->why : strerror(-r));
 	}
-	o = json_object_new_object();
+	return r;
+}
+
+/* What was written, into the record: the undo tarball, the step records put back, the counts. */
+static void record_written(struct record *rec, const struct restore_job *j)
+{
+	const struct restore_plan *plan = &j->plan;
+	json_object *arr, *o = json_object_new_object();
+
 	/* restore_apply writes an undo only when it replaced or created something. */
-	if (undo_path && (plan.nreplace > 0 || plan.created.n > 0)) {
-		jset_str(o, "path", undo_path);
-		jset_u64(o, "saved", plan.nreplace);
-		jset_u64(o, "created", plan.created.n);
+	if (j->undo_path && (plan->nreplace > 0 || plan->created.n > 0)) {
+		jset_str(o, "path", j->undo_path);
+		jset_u64(o, "saved", plan->nreplace);
+		jset_u64(o, "created", plan->created.n);
 		json_object_object_add(rec->root, "undo", o);
 	} else {
 		json_object_put(o);
 		json_object_object_add(rec->root, "undo", NULL);
 	}
 	arr = json_object_new_array();
-	for (size_t i = 0; !undo && i < a.man.nst; i++)
-		json_object_array_add(arr, json_object_new_string(a.man.st[i].name));
+	for (size_t i = 0; !j->undo && i < j->a.man.nst; i++)
+		json_object_array_add(arr, json_object_new_string(j->a.man.st[i].name));
 	json_object_object_add(rec->root, "state_restored", arr);
-	record_check(rec, "written", ST_PASS, "%zu created, %zu replaced, %zu unchanged%s%s", plan.ncreate, plan.nreplace,
-		     plan.nunchanged, undo ? "" : "; undo: ", undo ? (plan.nremove ? ", created paths removed" : "")
-								  : jget_str(jget(rec->root, "undo"), "path") ?: "nothing to undo");
-	if (!undo) {
-		struct record vr = { 0 };
+	record_check(rec, "written", ST_PASS, "%zu created, %zu replaced, %zu unchanged%s%s", plan->ncreate, plan->nreplace,
+		     plan->nunchanged, j->undo ? "" : "; undo: ", j->undo ? (plan->nremove ? ", created paths removed" : "")
+									: jget_str(jget(rec->root, "undo"), "path") ?: "nothing to undo");
+}
 
-		if (record_init(&vr, "verify") == 0) {
-			json_object *vo = json_object_new_object();
-			int failed = verify_system(&a, root, &map, ctx->profile, fstab_resolve_blkid, NULL, &vr);
+/* verify on the restored root, its own record saved; returns r, or the verify record's save result */
+static int restore_verify(struct ctx *ctx, struct record *rec, struct restore_job *j, int r)
+{
+	struct record vr = { 0 };
 
-			record_finish(&vr);
-			jset_str(vr.root, "root", root);
-			r = record_save(&vr, ctx->state_dir);
-			jset_str(vo, "verdict", jget_str(vr.root, "verdict"));
-			json_object_object_add(vo, "checks", json_object_get(vr.checks));
-			json_object_object_add(rec->root, "verify", vo);
-			record_check(rec, "verify", failed ? ST_FAIL : ST_PASS, "verify: %s (%d check%s failed)",
-				     jget_str(vr.root, "verdict"), failed, failed == 1 ? "" : "s");
-			record_free(&vr);
-		}
+	if (record_init(&vr, "verify") == 0) {
+		json_object *vo = json_object_new_object();
+		int failed = verify_system(&j->a, j->root, &j->map, ctx->profile, fstab_resolve_blkid, NULL, &vr);
+
+		record_finish(&vr);
+		jset_str(vr.root, "root", j->root);
+		r = record_save(&vr, ctx->state_dir);
+		jset_str(vo, "verdict", jget_str(vr.root, "verdict"));
+		json_object_object_add(vo, "checks", json_object_get(vr.checks));
+		json_object_object_add(rec->root, "verify", vo);
+		record_check(rec, "verify", failed ? ST_FAIL : ST_PASS, "verify: %s (%d check%s failed)",
+			     jget_str(vr.root, "verdict"), failed, failed == 1 ? "" : "s");
+		record_free(&vr);
 	}
+	return r;
+}
+
+/* The root has changed: a record that cannot be saved must not read as "nothing happened". */
+static int restore_save(struct ctx *ctx, struct record *rec, const struct restore_job *j, int r)
+{
 	record_finish(rec);
-	/* The root has changed: a record that cannot be saved must not read as "nothing happened". */
 	if (r == 0)
 		r = record_save(rec, ctx->state_dir);
 	if (r < 0) {
@@ -331,20 +375,51 @@ int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 		if (u)
 			ctx_error(ctx, EXIT_FAILED, "the restore is complete and the root '%s' has changed, but its record cannot be "
-				  "saved in '%s': %s; 'swaptool restore --undo %s' puts the root back", root, ctx->state_dir,
+				  "saved in '%s': %s; 'swaptool restore --undo %s' puts the root back", j->root, ctx->state_dir,
 				  strerror(-r), u);
-		else if (undo)
+		else if (j->undo)
 			ctx_error(ctx, EXIT_FAILED, "the undo is complete and the root '%s' is back as it was, but its record cannot "
-				  "be saved in '%s': %s", root, ctx->state_dir, strerror(-r));
+				  "be saved in '%s': %s", j->root, ctx->state_dir, strerror(-r));
 		else
 			ctx_error(ctx, EXIT_FAILED, "the restore is complete (nothing needed replacing), but its record cannot be saved "
 				  "in '%s': %s", ctx->state_dir, strerror(-r));
-		goto out;
+		return EXIT_FAILED;
 	}
-	code = record_exit_code(rec);
-out:
-	fstab_blkid_reset();
-	restore_plan_free(&plan);
+	return record_exit_code(rec);
+}
+
+/* check and plan, record the plan; unless --dry-run: write, record, verify, save */
+static int restore_run(struct ctx *ctx, struct restore_job *j, struct record *rec)
+{
+	int r;
+
+	if (!restore_prepare(ctx, j))
+		return EXIT_FAILED;
+	record_plan(rec, j);
+	if (j->dry_run) {
+		json_object_object_add(rec->root, "undo", NULL);
+		record_check(rec, "dry-run", ST_PASS, "nothing written: %zu to create, %zu to replace, %zu unchanged", j->plan.ncreate,
+			     j->plan.nreplace, j->plan.nunchanged);
+		record_finish(rec);
+		return record_exit_code(rec);
+	}
+	r = restore_write(ctx, j);
+	if (r < 0)
+		return EXIT_FAILED;
+	record_written(rec, j);
+	if (!j->undo)
+		r = restore_verify(ctx, rec, j, r);
+	return restore_save(ctx, rec, j, r);
+}
+
+int step_restore_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	struct restore_job j = { .root = "/" };
+	int code = restore_args(ctx, argc, argv, &j);
+
+	if (code == 0)
+		code = restore_run(ctx, &j, rec);
+	restore_job_free(&j);
 	return code;
 }
 

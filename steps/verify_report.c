@@ -34,112 +34,152 @@ const struct step step_verify_report = {
 #define VERIFY_SIG_MAX_BYTES (1u << 20)
 #define VERIFY_REPORT_MAX_BYTES (256u << 20)
 
-int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
-{
-	const char *report_path, *allowed = NULL, *identity = NULL, *why = NULL;
-	_cleanup_free_ char *sig_path = NULL, *armour = NULL, *text = NULL, *fp = NULL, *hwhy = NULL, *vwhy = NULL,
-			   *iwhy = NULL;
+/* One verify-report run: what the command line names, the signature and the report's bytes. */
+struct vr_job {
+	const char *report_path, *allowed, *identity, *why;
+	char *sig_path, *armour, *text, *fp, *iwhy;
 	struct sshsig sig;
 	unsigned char md[64];
-	unsigned mdlen = 0;
-	size_t alen = 0, tlen = 0;
-	json_object *doc = NULL, *s;
-	bool sig_good;
-	int c, r;
+	unsigned mdlen;
+	size_t alen, tlen;
+};
+
+static void vr_job_free(struct vr_job *j)
+{
+	free(j->sig_path);
+	free(j->armour);
+	free(j->text);
+	free(j->fp);
+	free(j->iwhy);
+}
+
+/* The options and the one REPORT; 0 or the exit code. */
+static int vr_args(struct ctx *ctx, int argc, char **argv, struct vr_job *j)
+{
+	int c;
 
 	while ((c = getopt_long(argc, argv, "", verify_report_options, NULL)) != -1) {
 		switch (c) {
-		case 's': sig_path = xstrdup(optarg); break;
-		case 'a': allowed = optarg; break;
-		case 'I': identity = optarg; break;
+		case 's': j->sig_path = xstrdup(optarg); break;
+		case 'a': j->allowed = optarg; break;
+		case 'I': j->identity = optarg; break;
 		default: return step_bad_option(ctx, argc, argv);
 		}
 	}
 	if (optind + 1 != argc)
 		return ctx_error(ctx, EXIT_USAGE, "verify-report takes one REPORT (report.json); see 'swaptool help verify-report'");
-	if (!allowed != !identity)
+	if (!j->allowed != !j->identity)
 		return ctx_error(ctx, EXIT_USAGE, "--allowed-signers and --identity go together; see 'swaptool help verify-report'");
-	report_path = argv[optind];
-	if (!sig_path)
-		sig_path = xasprintf("%s.sig", report_path);
+	j->report_path = argv[optind];
+	if (!j->sig_path)
+		j->sig_path = xasprintf("%s.sig", j->report_path);
+	return 0;
+}
 
-	r = read_input(sig_path, VERIFY_SIG_MAX_BYTES, 0, &armour, &alen, &iwhy);
+/* The signature parsed, the report read and hashed, the allowed signers file readable; 0 or the exit code. */
+static int vr_read(struct ctx *ctx, struct vr_job *j)
+{
+	int r = read_input(j->sig_path, VERIFY_SIG_MAX_BYTES, 0, &j->armour, &j->alen, &j->iwhy);
+
 	if (r < 0)
-		return ctx_error(ctx, EXIT_FAILED, "cannot read the signature '%s': %s; pass --sig FILE", sig_path, iwhy);
-	r = sshsig_parse(armour, alen, &sig, &why);
+		return ctx_error(ctx, EXIT_FAILED, "cannot read the signature '%s': %s; pass --sig FILE", j->sig_path, j->iwhy);
+	r = sshsig_parse(j->armour, j->alen, &j->sig, &j->why);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "%s signature '%s': %s%s", r == -ENOTSUP ? "unsupported" : "malformed",
-				 sig_path, why, r == -ENOTSUP ? "; swaptool reports are signed with ssh-ed25519 keys" : "");
+				 j->sig_path, j->why, r == -ENOTSUP ? "; swaptool reports are signed with ssh-ed25519 keys" : "");
 	/* One read: the bytes hashed are the bytes parsed below, even if the file changes meanwhile. */
-	r = read_input(report_path, VERIFY_REPORT_MAX_BYTES, 0, &text, &tlen, &iwhy);
+	r = read_input(j->report_path, VERIFY_REPORT_MAX_BYTES, 0, &j->text, &j->tlen, &j->iwhy);
 	if (r < 0)
-		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", report_path, iwhy);
-	if (allowed) {
-		_cleanup_close_ int afd = open_input(allowed, VERIFY_SIG_MAX_BYTES, 0, &iwhy);
+		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", j->report_path, j->iwhy);
+	if (j->allowed) {
+		_cleanup_close_ int afd = open_input(j->allowed, VERIFY_SIG_MAX_BYTES, 0, &j->iwhy);
 		if (afd < 0)
-			return ctx_error(ctx, EXIT_FAILED, "cannot read the allowed signers file '%s': %s", allowed, iwhy);
+			return ctx_error(ctx, EXIT_FAILED, "cannot read the allowed signers file '%s': %s", j->allowed, j->iwhy);
 	}
-	r = sshsig_hash_buf(text, tlen, sig.hashalg, md, &mdlen);
+	r = sshsig_hash_buf(j->text, j->tlen, j->sig.hashalg, j->md, &j->mdlen);
 	if (r < 0)
-		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", report_path, strerror(-r));
+		return ctx_error(ctx, EXIT_FAILED, "cannot read the report '%s': %s", j->report_path, strerror(-r));
+	return 0;
+}
 
-	fp = sshkey_fingerprint(sig.pk);
-	s = json_object_new_object();
+/* The signature into the record and checked; returns whether it is good. */
+static bool check_signature(struct record *rec, struct vr_job *j)
+{
+	json_object *s = json_object_new_object();
+	int r;
+
+	j->fp = sshkey_fingerprint(j->sig.pk);
 	jset_str(s, "key_type", "ssh-ed25519");
-	jset_str(s, "fingerprint", fp);
-	jset_str(s, "namespace", sig.ns);
-	jset_str(s, "hashalg", sig.hashalg);
+	jset_str(s, "fingerprint", j->fp);
+	jset_str(s, "namespace", j->sig.ns);
+	jset_str(s, "hashalg", j->sig.hashalg);
 	json_object_object_add(rec->root, "signature", s);
-	jset_str(rec->root, "report", report_path);
-	jset_str(rec->root, "sig", sig_path);
+	jset_str(rec->root, "report", j->report_path);
+	jset_str(rec->root, "sig", j->sig_path);
 
-	r = sshsig_verify(&sig, SSHSIG_NAMESPACE, md, mdlen, &why);
-	sig_good = r == 0;
-	if (sig_good)
-		record_check(rec, "signature", ST_PASS, "good %s signature by %s (namespace %s)", sig.hashalg, fp, sig.ns);
+	r = sshsig_verify(&j->sig, SSHSIG_NAMESPACE, j->md, j->mdlen, &j->why);
+	if (r == 0)
+		record_check(rec, "signature", ST_PASS, "good %s signature by %s (namespace %s)", j->sig.hashalg, j->fp, j->sig.ns);
 	else if (r == -EBADMSG)
-		record_check(rec, "signature", ST_FAIL, "signed for namespace '%s', not '%s'", sig.ns, SSHSIG_NAMESPACE);
+		record_check(rec, "signature", ST_FAIL, "signed for namespace '%s', not '%s'", j->sig.ns, SSHSIG_NAMESPACE);
 	else
-		record_check(rec, "signature", ST_FAIL, "%s", why);
+		record_check(rec, "signature", ST_FAIL, "%s", j->why);
+	return r == 0;
+}
 
-	if (allowed) {
-		r = allowed_signers_check(allowed, identity, SSHSIG_NAMESPACE, sig.pk, &why);
-		if (r < 0 && r != -EPERM)
-			return ctx_error(ctx, EXIT_FAILED, "cannot read the allowed signers file '%s': %s", allowed, strerror(-r));
-		jset_str(rec->root, "identity", identity);
-		if (r == 0)
-			record_check(rec, "allowed-signer", ST_PASS, "'%s' may sign %s with %s", identity, SSHSIG_NAMESPACE, fp);
-		else
-			record_check(rec, "allowed-signer", ST_FAIL, "%s ('%s', %s)", why, identity, allowed);
-	} else
+/* The signer against the allowed signers file, when one is named; 0 or the exit code. */
+static int check_signer(struct ctx *ctx, struct record *rec, struct vr_job *j)
+{
+	int r;
+
+	if (!j->allowed) {
 		record_check(rec, "allowed-signer", ST_SKIP,
 			     "signer not checked against a trust list: pass --allowed-signers FILE --identity ID");
-
-	/* The hashes only mean something on a report that is what the signer signed. */
-	if (!sig_good) {
-		record_check(rec, "records", ST_SKIP, "not checked: the signature does not cover this file");
-		record_check(rec, "verdict", ST_SKIP, "not checked: the signature does not cover this file");
-		record_finish(rec);
-		return record_exit_code(rec);
+		return 0;
 	}
-	r = json_parse_doc(text, tlen, &doc, &iwhy);
-	if (r < 0)
-		return ctx_error(ctx, EXIT_FAILED, "'%s' is signed but is not a swaptool report: %s", report_path, iwhy);
-	{
-		const char *schema = jget_str(doc, "schema");
+	r = allowed_signers_check(j->allowed, j->identity, SSHSIG_NAMESPACE, j->sig.pk, &j->why);
+	if (r < 0 && r != -EPERM)
+		return ctx_error(ctx, EXIT_FAILED, "cannot read the allowed signers file '%s': %s", j->allowed, strerror(-r));
+	jset_str(rec->root, "identity", j->identity);
+	if (r == 0)
+		record_check(rec, "allowed-signer", ST_PASS, "'%s' may sign %s with %s", j->identity, SSHSIG_NAMESPACE, j->fp);
+	else
+		record_check(rec, "allowed-signer", ST_FAIL, "%s ('%s', %s)", j->why, j->identity, j->allowed);
+	return 0;
+}
 
-		if (schema && startswith(schema, "swaptool-report/") && !streq(schema, REPORT_SCHEMA)) {
-			_cleanup_free_ char *sc = xstrdup(schema);
-			json_object_put(doc);
-			return ctx_error(ctx, EXIT_FAILED, "the report '%s' has schema '%s' but this swaptool reads only '%s'; "
-					 "verify it with the swaptool that made it", report_path, sc, REPORT_SCHEMA);
-		}
-		if (!streq(schema, REPORT_SCHEMA) || !json_object_is_type(doc, json_type_object)) {
-			json_object_put(doc);
-			return ctx_error(ctx, EXIT_FAILED, "'%s' is signed but is not a swaptool report (schema %s)",
-					 report_path, REPORT_SCHEMA);
-		}
+/* The signed bytes as a report of this swaptool's schema; 0 or the exit code (DOC then released). */
+static int parse_report(struct ctx *ctx, const struct vr_job *j, json_object **doc)
+{
+	_cleanup_free_ char *iwhy = NULL;
+	const char *schema;
+
+	if (json_parse_doc(j->text, j->tlen, doc, &iwhy) < 0)
+		return ctx_error(ctx, EXIT_FAILED, "'%s' is signed but is not a swaptool report: %s", j->report_path, iwhy);
+	schema = jget_str(*doc, "schema");
+	if (schema && startswith(schema, "swaptool-report/") && !streq(schema, REPORT_SCHEMA)) {
+		_cleanup_free_ char *sc = xstrdup(schema);
+		json_object_put(*doc);
+		return ctx_error(ctx, EXIT_FAILED, "the report '%s' has schema '%s' but this swaptool reads only '%s'; "
+				 "verify it with the swaptool that made it", j->report_path, sc, REPORT_SCHEMA);
 	}
+	if (!streq(schema, REPORT_SCHEMA) || !json_object_is_type(*doc, json_type_object)) {
+		json_object_put(*doc);
+		return ctx_error(ctx, EXIT_FAILED, "'%s' is signed but is not a swaptool report (schema %s)",
+				 j->report_path, REPORT_SCHEMA);
+	}
+	return 0;
+}
+
+/* The report's record hashes, its verdict made again, its signer; 0 or the exit code. */
+static int check_contents(struct ctx *ctx, struct record *rec, const struct vr_job *j)
+{
+	_cleanup_free_ char *hwhy = NULL, *vwhy = NULL;
+	json_object *doc = NULL, *s;
+	int r = parse_report(ctx, j, &doc);
+
+	if (r)
+		return r;
 	r = report_check_hashes(doc, &hwhy);
 	record_check(rec, "records", r == 0 ? ST_PASS : ST_FAIL, "%s", hwhy);
 	/* A signature and matching hashes prove who wrote the report, not that its verdict is true:
@@ -147,16 +187,47 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 	r = report_check_verdict(doc, &vwhy);
 	record_check(rec, "verdict", r == 0 ? ST_PASS : ST_FAIL, "%s", vwhy);
 	s = jget(doc, "signer");
-	if (s && jget_str(s, "fingerprint") && !streq(jget_str(s, "fingerprint"), fp))
+	if (s && jget_str(s, "fingerprint") && !streq(jget_str(s, "fingerprint"), j->fp))
 		record_check(rec, "signer", ST_FAIL, "the report names signer %s but was signed by %s",
-			     jget_str(s, "fingerprint"), fp);
+			     jget_str(s, "fingerprint"), j->fp);
 	jset_str(rec->root, "report_host", jget_str(doc, "host"));
 	jset_str(rec->root, "report_verdict", jget_str(doc, "verdict"));
 	jset_str(rec->root, "report_created", jget_str(doc, "created"));
 	jset_str(rec->root, "why", jget_str(doc, "why"));
 	json_object_put(doc);
+	return 0;
+}
+
+/* read; the signature, the signer; and only on a good signature the contents */
+static int verify_report(struct ctx *ctx, struct record *rec, struct vr_job *j)
+{
+	bool sig_good;
+	int r = vr_read(ctx, j);
+
+	if (r)
+		return r;
+	sig_good = check_signature(rec, j);
+	if ((r = check_signer(ctx, rec, j)))
+		return r;
+	/* The hashes only mean something on a report that is what the signer signed. */
+	if (!sig_good) {
+		record_check(rec, "records", ST_SKIP, "not checked: the signature does not cover this file");
+		record_check(rec, "verdict", ST_SKIP, "not checked: the signature does not cover this file");
+	} else if ((r = check_contents(ctx, rec, j)))
+		return r;
 	record_finish(rec);
 	return record_exit_code(rec);
+}
+
+int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	struct vr_job j = { 0 };
+	int r = vr_args(ctx, argc, argv, &j);
+
+	if (r == 0)
+		r = verify_report(ctx, rec, &j);
+	vr_job_free(&j);
+	return r;
 }
 
 void step_verify_report_render(const struct ctx *ctx, json_object *record)
