@@ -31,14 +31,6 @@ struct copier {
 	struct timespec t0;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int copier_init(struct copier *c, int sfd, int dfd, const struct copy_opts *o, struct copy_stats *st)
 {
 	struct stat ss, ds;
@@ -68,7 +60,7 @@ static int copier_init(struct copier *c, int sfd, int dfd, const struct copy_opt
 	(void)posix_fadvise(sfd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	c->t0.tv_sec = 0;
 	if (st)
-		st->seconds = now_s();
+		st->seconds = mono_s();
 	return 0;
 }
 
@@ -82,7 +74,7 @@ static int copier_finish(struct copier *c, int r)
 		close(c->ddfd);
 	free(c->buf);
 	if (c->st)
-		c->st->seconds = now_s() - c->st->seconds;
+		c->st->seconds = mono_s() - c->st->seconds;
 	return r;
 }
 

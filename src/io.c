@@ -25,14 +25,6 @@
 #define FUSE_SUPER_MAGIC 0x65735546
 #endif
 
-uint64_t io_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* user + system time of the whole process: the harness threads and the io-wq workers io_uring
  * starts for files it cannot read inline (FUSE), which a per-thread clock would miss */
 static uint64_t process_cpu_ns(void)
@@ -586,7 +578,7 @@ wait:
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		unsigned head, seen = 0, good = 0;
-		uint64_t now = io_mono_ns();
+		uint64_t now = mono_ns();
 		int r;
 
 		if (!measuring && now >= mstart) {
@@ -640,7 +632,7 @@ wait:
 		 * kernel a small group at a time. All reads of the pass share one start time, taken
 		 * now: the time a read waits for the groups before it to be submitted is part of its
 		 * latency, so IOPS x mean latency stays the number in flight (Little's law). */
-		refill_ns = io_mono_ns();
+		refill_ns = mono_ns();
 		while (!stopping && nfree > 0) {
 			struct io_uring_sqe *sqe;
 			unsigned i;
@@ -699,7 +691,7 @@ static void progress_tick(const struct io_spec *s, struct worker *w, unsigned n,
 			  uint64_t *last_t, struct hist *tmp)
 {
 	struct io_progress p = { 0 };
-	uint64_t now = io_mono_ns(), bytes = 0, done = 0;
+	uint64_t now = mono_ns(), bytes = 0, done = 0;
 
 	memset(tmp->b, 0, sizeof(tmp->b));
 	tmp->count = 0;
@@ -785,7 +777,7 @@ int io_run(int fd, const struct io_spec *s, struct io_result *res)
 			w[i].err = r;
 		n = started;
 	}
-	t0 = io_mono_ns();
+	t0 = mono_ns();
 	__atomic_store_n(&sh.t0, t0, __ATOMIC_RELEASE);
 	__atomic_store_n(&sh.go, 1, __ATOMIC_RELEASE);
 	last_t = t0;

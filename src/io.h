@@ -108,8 +108,7 @@ struct io_result {
 int io_run(int fd, const struct io_spec *s, struct io_result *res);
 void io_result_free(struct io_result *res);
 
-/* Helpers for the step and the tests. */
-uint64_t io_mono_ns(void);
+/* Helpers for the step and the tests (the clock: mono_ns, util.h). */
 /* Reads per second over the window: ios * 1e9 / elapsed_ns, exact integer arithmetic. */
 uint64_t io_rate(uint64_t count, uint64_t elapsed_ns);
 

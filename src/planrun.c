@@ -21,14 +21,6 @@
 #include "record.h"
 #include "util.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The stop flag of the run in progress (plan_apply's), seen by run_tool. */
 static volatile sig_atomic_t *g_stop;
 
@@ -430,7 +422,7 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 	}
 	/* file data first, one extent at a time; then resize2fs moves what is left (metadata) and
 	 * writes the smaller filesystem */
-	t_reloc = now_s();
+	t_reloc = mono_s();
 	{
 		struct reloc_opts ro = { .stop = env->copy.stop, .progress = env->copy.progress, .ud = env->copy.ud,
 					 .total = past.used_bytes };
@@ -448,9 +440,9 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 
 		/* -f: it skips only resize2fs's "run e2fsck -f first" (e2fsck -fn ran on the source
 		 * one action before) and its minimum-size check (the plan checked min_blocks) */
-		t_rs = now_s();
+		t_rs = mono_s();
 		r = run_tool(argv, &out);
-		t_end = now_s();
+		t_end = mono_s();
 	}
 	q = composite_unmount(c, &cs);
 	ext_past_free(&past);
@@ -731,7 +723,7 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 	g_stop = env->copy.stop;
 	for (size_t i = 0; i < p->nacts; i++) {
 		const struct plan_action *a = &p->acts[i];
-		double t0 = now_s();
+		double t0 = mono_s();
 
 		if (env->copy.stop && *env->copy.stop) {
 			r = set_why(&env->why, -EINTR, "interrupted before %s", plan_act_name(a->kind));
@@ -762,7 +754,7 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 			env->refusal = 0;
 		}
 		if (env->done)
-			env->done(env->ud, i, a, r, now_s() - t0, r < 0 ? env->why : R.detail);
+			env->done(env->ud, i, a, r, mono_s() - t0, r < 0 ? env->why : R.detail);
 		if (r < 0)
 			break;
 	}
@@ -901,7 +893,7 @@ int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *c
 	struct statvfs vfs;
 	struct rh h;
 	uint64_t need;
-	double t0 = now_s();
+	double t0 = mono_s();
 	int r;
 
 	*res = (struct rehearse_result){ .actions = json_object_new_array(), .checks = json_object_new_array() };
@@ -937,7 +929,7 @@ int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *c
 			goto out;
 		}
 	}
-	add_check(res->checks, "scratch-copy", true, "metadata copies of the source in %s (%.1f s)", dir, now_s() - t0);
+	add_check(res->checks, "scratch-copy", true, "metadata copies of the source in %s (%.1f s)", dir, mono_s() - t0);
 	if (dir_usage(dir) > res->scratch_peak_bytes)
 		res->scratch_peak_bytes = dir_usage(dir);
 
@@ -973,6 +965,6 @@ out:
 	if (dir_usage(dir) > res->scratch_peak_bytes)
 		res->scratch_peak_bytes = dir_usage(dir);
 	rm_dir(dir);
-	res->seconds = now_s() - t0;
+	res->seconds = mono_s() - t0;
 	return r;
 }

@@ -182,7 +182,7 @@ static int do_run(const struct ctx *ctx, const struct io_target *t, const struct
 		  uint64_t ws, uint64_t offset, uint64_t seed, const char *label, unsigned k, unsigned n,
 		  json_object **out, bool *clean)
 {
-	struct prog g = { .ctx = ctx, .run = pr->name, .label = label, .k = k, .n = n, .start_ns = out_clock_ns(),
+	struct prog g = { .ctx = ctx, .run = pr->name, .label = label, .k = k, .n = n, .start_ns = mono_ns(),
 			  .seq_bytes = o->seq_bytes < ws ? o->seq_bytes : ws };
 	struct io_spec s = {
 		.sequential = pr->sequential,
@@ -533,7 +533,7 @@ static int parse_args(struct accept_job *j, int argc, char **argv)
 	}
 	if (!o->have_seed) {
 		if (getrandom(&o->seed, sizeof(o->seed), 0) != sizeof(o->seed))
-			o->seed = io_mono_ns();
+			o->seed = mono_ns();
 	}
 	return -1;
 }
@@ -738,13 +738,13 @@ static int check_busy(struct accept_job *j)
 	}
 	{
 		struct timespec ts = { 1, 0 };
-		uint64_t t0 = io_mono_ns(), dt;
+		uint64_t t0 = mono_ns(), dt;
 
 		out_progress(j->ctx, "accept: sampling the I/O rate of '%s' for 1 s", dev);
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !interrupted)
 			;
 		out_progress_end(j->ctx);
-		dt = io_mono_ns() - t0;
+		dt = mono_ns() - t0;
 		if (io_diskstats_ios(dev, &b) < 0)
 			b = a;
 		v = io_rate(b - a, dt);

@@ -71,18 +71,10 @@ struct clone_ui {
 	double t0;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void clone_progress(void *ud, uint64_t done, uint64_t total)
 {
 	struct clone_ui *u = ud;
-	double el = now_s() - u->t0, rate = el > 0 ? done / el : 0;
+	double el = mono_s() - u->t0, rate = el > 0 ? done / el : 0;
 	char b[3][32];
 	uint64_t left = rate > 0 && total > done ? (uint64_t)((total - done) / rate) : 0;
 
@@ -100,7 +92,7 @@ static void clone_start(void *ud, size_t i, const struct plan_action *a)
 	if (!a->part)
 		snprintf(what, sizeof(what), "%s", plan_act_name(a->kind));
 	u->what = what;
-	u->t0 = now_s();
+	u->t0 = mono_s();
 	out_progress(u->ctx, "%s ...", what);
 }
 
