@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "extfs.h"
 #include "util.h"
 
 /* 8 MiB runs: large enough that a 4 KiB-per-block bitmap walk costs nothing next to the I/O
@@ -213,8 +214,6 @@ int fscopy_raw(int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint6
 	return copier_finish(&c, r);
 }
 
-static void ext2fs_closep(ext2_filsys *fs) { if (*fs) ext2fs_close_free(fs); }
-
 static int ext_err(char **why, errcode_t e, const char *what, const char *path)
 {
 	if (why) {
@@ -321,7 +320,7 @@ static int open_with_bitmap(const char *src_path, uint64_t src_off, ext2_filsys 
 
 static int ext_runs(const char *src_path, uint64_t src_off, bool meta, struct ext_runs *er, char **why)
 {
-	_cleanup_(ext2fs_closep) ext2_filsys fs = NULL;
+	_cleanup_extfs_ ext2_filsys fs = NULL;
 	ext2fs_block_bitmap bm = NULL;
 	blk64_t first, end, b;
 	size_t cap = 0;
@@ -486,7 +485,7 @@ void ext_past_free(struct ext_past *p)
 
 int fscopy_ext_past(const char *src_path, uint64_t src_off, uint64_t cut, struct ext_past *p, char **why)
 {
-	_cleanup_(ext2fs_closep) ext2_filsys fs = NULL;
+	_cleanup_extfs_ ext2_filsys fs = NULL;
 	struct ext_runs er;
 	blk64_t end, b;
 	int r;
