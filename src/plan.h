@@ -155,7 +155,8 @@ int plan_overlaps(const char *src, const char *tgt, char **why);
 
 /* The target read back against the plan: table valid with the backup header at the last LBA,
  * sgdisk -v, partitions and GUIDs, filesystem UUIDs and block counts. Appends {id, status,
- * summary} objects to `checks`; *ok false when one failed. */
+ * summary} objects to `checks` (status "skip" for one that cannot be made: sgdisk not installed);
+ * *ok false when one failed. */
 int plan_verify_target(const struct plan *p, const char *tgt, json_object *checks, bool *ok);
 
 /* --rehearse: metadata-only sparse copies of the source and a sparse target of the exact size
