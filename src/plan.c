@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 
+#include "fscopy.h"
 #include "record.h"
 #include "usage.h"
 #include "util.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Executing path 2: one executor for `clone` and `plan --rehearse`, and the rehearsal's scratch copies. */
-#include "plan.h"
+#include "planrun.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -10,7 +10,7 @@
 #include "disk.h"
 #include "ident.h"
 #include "layout.h"
-#include "plan.h"
+#include "planrun.h"
 #include "size.h"
 
 static void json_object_putp(json_object **o) { if (*o) json_object_put(*o); }

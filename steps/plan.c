@@ -10,7 +10,7 @@
 #include "disk.h"
 #include "ident.h"
 #include "layout.h"
-#include "plan.h"
+#include "planrun.h"
 #include "size.h"
 
 static volatile sig_atomic_t rehearse_stop;
