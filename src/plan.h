@@ -101,6 +101,21 @@ int plan_build(const struct layout *l, const struct profile *prof, const char *t
 	       const char *tgt_serial, const char *home, struct plan *p);
 void plan_free(struct plan *p);
 
+/* The target as plan and clone were given it. */
+struct plan_target {
+	const char *spec;    /* as given: a size, a device or an image */
+	const char *path;    /* the device or image; NULL when given as a size */
+	const char *serial;  /* NULL when unknown */
+	uint64_t bytes;
+	uint32_t lba_size;
+};
+/* What plan and clone share: the layout of the open source `src` against the target (into *l)
+ * and the plan built from it (into *p). `home` NULL: the node user's home (node_home), none when
+ * it cannot be told. Reads only. Returns 0 or a negative errno with *why; *l and *p are the
+ * caller's to free either way. */
+int plan_for(struct disk *src, const struct plan_target *t, const struct profile *prof, const char *home,
+	     struct layout *l, struct plan *p, char **why);
+
 /* The cost of path 2. Bytes in use past the new ends of the filesystems that shrink (what the
  * shrink moves; *data: of them, file data); the scratch space a rehearsal needs; the clone's
  * time in seconds, estimated at PLAN_RATE read and written. */
