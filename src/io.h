@@ -28,9 +28,9 @@ struct io_target {
 /*
  * Open a target read-only with O_DIRECT. -ENOENT: missing; -EOPNOTSUPP: no O_DIRECT (tmpfs,
  * ramfs: the reads would come from memory; or a filesystem that refuses O_DIRECT); -EINVAL:
- * neither a regular file nor a block device. *why gets a static reason on error.
+ * neither a regular file nor a block device. *why (when not NULL; the caller frees) says why.
  */
-int io_target_open(const char *path, struct io_target *t, const char **why);
+int io_target_open(const char *path, struct io_target *t, char **why);
 void io_target_close(struct io_target *t);
 
 /* What `accept` measures when given no target. io_find_shard: the largest regular file that

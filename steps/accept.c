@@ -628,7 +628,8 @@ static int open_target(struct accept_job *j)
 {
 	struct ctx *ctx = j->ctx;
 	const struct opts *o = &j->o;
-	const char *why, *path = j->path;
+	const char *path = j->path;
+	_cleanup_free_ char *why = NULL;
 	char b1[32], b2[32], b3[32];
 	uint64_t ws = o->working_set & ~4095ULL;
 	int r;
