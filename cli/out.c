@@ -172,14 +172,6 @@ void out_progress_end(const struct ctx *ctx)
 		fputs("\r\033[K", stderr);
 }
 
-uint64_t out_clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 const char *out_duration(uint64_t s, char *buf)
 {
 	if (s >= 3600)
@@ -193,7 +185,7 @@ const char *out_duration(uint64_t s, char *buf)
 void out_progress_eta(const struct ctx *ctx, uint64_t start_ns, uint64_t done, uint64_t total, const char *fmt, ...)
 {
 	_cleanup_free_ char *msg = NULL;
-	uint64_t now = out_clock_ns(), elapsed = now > start_ns ? now - start_ns : 0;
+	uint64_t now = mono_ns(), elapsed = now > start_ns ? now - start_ns : 0;
 	char eta[48] = "", d[16];
 	va_list ap;
 

@@ -33,13 +33,11 @@ void out_error(const struct ctx *ctx, int code, const char *msg);
 /* A live progress line on stderr, overwritten in place; only on a TTY and not --quiet. */
 void out_progress(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void out_progress_end(const struct ctx *ctx);
-/* Monotonic nanoseconds: the start of a phase, for out_progress_eta. */
-uint64_t out_clock_ns(void);
 /* "1:05" or "1:02:03" (at least 16 bytes). */
 const char *out_duration(uint64_t seconds, char *buf);
 /* The progress line of a phase that knows its total (bytes, seconds, blocks: any unit): the
  * message, then "42%" and, once the phase has moved, "1:23 left" predicted from its pace since
- * start_ns. Only on a TTY and not --quiet, like out_progress. */
+ * start_ns (mono_ns, util.h). Only on a TTY and not --quiet, like out_progress. */
 void out_progress_eta(const struct ctx *ctx, uint64_t start_ns, uint64_t done, uint64_t total, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 /* A line on stderr that stays (a phase announced with its expected time); only where progress shows. */

@@ -7,8 +7,11 @@
 #include <ext2fs/ext2fs.h>
 #include <e2p/e2p.h>
 
-static void ext2fs_closep(ext2_filsys *fs) { if (*fs) ext2fs_close_free(fs); }
-#define _cleanup_extfs_ _cleanup_(ext2fs_closep)
+void extfs_closep(ext2_filsys *fs)
+{
+	if (*fs)
+		ext2fs_close_free(fs);
+}
 
 /* libext2fs speaks errcode_t; callers want a negative errno and a sentence. */
 static int ext_err(errcode_t e)

@@ -5,6 +5,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Cleanup for libext2fs's handle (ext2_filsys is a struct struct_ext2_filsys *): closed and freed,
+ * NULL left alone. `_cleanup_extfs_ ext2_filsys fs = NULL;` wherever a function opens one. */
+struct struct_ext2_filsys;
+void extfs_closep(struct struct_ext2_filsys **fs);
+#define _cleanup_extfs_ _cleanup_(extfs_closep)
+
 struct extfs_info {
 	uint32_t block_size;
 	uint64_t block_count;

@@ -2,7 +2,7 @@
 /* Safe extraction of a validated archive under a root: plan (no writes), undo archive, atomic
  * per-entry writes through directory fds opened with O_NOFOLLOW, the fstab trap. */
 #include "util.h"
-#include "tarball.h"
+#include "extract.h"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "extfs.h"
 #include "util.h"
 
 /* 8 MiB runs: large enough that a 4 KiB-per-block bitmap walk costs nothing next to the I/O
@@ -30,14 +31,6 @@ struct copier {
 	uint64_t done, total;
 	struct timespec t0;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int copier_init(struct copier *c, int sfd, int dfd, const struct copy_opts *o, struct copy_stats *st)
 {
@@ -68,7 +61,7 @@ static int copier_init(struct copier *c, int sfd, int dfd, const struct copy_opt
 	(void)posix_fadvise(sfd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	c->t0.tv_sec = 0;
 	if (st)
-		st->seconds = now_s();
+		st->seconds = mono_s();
 	return 0;
 }
 
@@ -82,7 +75,7 @@ static int copier_finish(struct copier *c, int r)
 		close(c->ddfd);
 	free(c->buf);
 	if (c->st)
-		c->st->seconds = now_s() - c->st->seconds;
+		c->st->seconds = mono_s() - c->st->seconds;
 	return r;
 }
 
@@ -221,8 +214,6 @@ int fscopy_raw(int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint6
 	return copier_finish(&c, r);
 }
 
-static void ext2fs_closep(ext2_filsys *fs) { if (*fs) ext2fs_close_free(fs); }
-
 static int ext_err(char **why, errcode_t e, const char *what, const char *path)
 {
 	if (why) {
@@ -329,7 +320,7 @@ static int open_with_bitmap(const char *src_path, uint64_t src_off, ext2_filsys 
 
 static int ext_runs(const char *src_path, uint64_t src_off, bool meta, struct ext_runs *er, char **why)
 {
-	_cleanup_(ext2fs_closep) ext2_filsys fs = NULL;
+	_cleanup_extfs_ ext2_filsys fs = NULL;
 	ext2fs_block_bitmap bm = NULL;
 	blk64_t first, end, b;
 	size_t cap = 0;
@@ -494,7 +485,7 @@ void ext_past_free(struct ext_past *p)
 
 int fscopy_ext_past(const char *src_path, uint64_t src_off, uint64_t cut, struct ext_past *p, char **why)
 {
-	_cleanup_(ext2fs_closep) ext2_filsys fs = NULL;
+	_cleanup_extfs_ ext2_filsys fs = NULL;
 	struct ext_runs er;
 	blk64_t end, b;
 	int r;

@@ -25,14 +25,6 @@
 #define FUSE_SUPER_MAGIC 0x65735546
 #endif
 
-uint64_t io_mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* user + system time of the whole process: the harness threads and the io-wq workers io_uring
  * starts for files it cannot read inline (FUSE), which a per-thread clock would miss */
 static uint64_t process_cpu_ns(void)
@@ -101,7 +93,7 @@ static void sys_names(unsigned maj, unsigned min, char dev[64], char disk[64])
 		copy_name(disk, dev);
 }
 
-int io_target_open(const char *path, struct io_target *t, const char **why)
+int io_target_open(const char *path, struct io_target *t, char **why)
 {
 	struct stat st;
 	struct statfs sfs;
@@ -110,11 +102,8 @@ int io_target_open(const char *path, struct io_target *t, const char **why)
 	int fd;
 
 	*t = (struct io_target){ .fd = -1 };
-	*why = NULL;
-	if (stat(path, &st) < 0) {
-		*why = "cannot stat";
-		return -errno;
-	}
+	if (stat(path, &st) < 0)
+		return set_why(why, -errno, "cannot stat");
 	if (S_ISBLK(st.st_mode)) {
 		t->block_device = true;
 		t->major = major(st.st_rdev);
@@ -124,35 +113,31 @@ int io_target_open(const char *path, struct io_target *t, const char **why)
 			fs_name(sfs.f_type, t->fs_type);
 			/* tmpfs accepts O_DIRECT since Linux 6.6, but its reads come from memory: no drive
 			 * is measured, so it is treated as a filesystem without O_DIRECT */
-			if ((unsigned long)sfs.f_type == TMPFS_MAGIC || (unsigned long)sfs.f_type == RAMFS_MAGIC) {
-				*why = "the file is on tmpfs/ramfs: no O_DIRECT to a drive, its reads come from memory";
-				return -EOPNOTSUPP;
-			}
+			if ((unsigned long)sfs.f_type == TMPFS_MAGIC || (unsigned long)sfs.f_type == RAMFS_MAGIC)
+				return set_why(why, -EOPNOTSUPP, "the file is on tmpfs/ramfs: no O_DIRECT to a drive, "
+					       "its reads come from memory");
 		}
 		t->major = major(st.st_dev);
 		t->minor = minor(st.st_dev);
 		t->size = (uint64_t)st.st_size;
 		t->lba_size = 4096;
-	} else {
-		*why = "neither a regular file nor a block device";
-		return -EINVAL;
-	}
+	} else
+		return set_why(why, -EINVAL, "neither a regular file nor a block device");
 	if (t->major)
 		sys_names(t->major, t->minor, t->dev, t->disk);
 
 	fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
-		*why = e == EINVAL ? "the filesystem refuses O_DIRECT" : "cannot open read-only with O_DIRECT";
-		return e == EINVAL ? -EOPNOTSUPP : -e;
+		return set_why(why, e == EINVAL ? -EOPNOTSUPP : -e, "%s",
+			       e == EINVAL ? "the filesystem refuses O_DIRECT" : "cannot open read-only with O_DIRECT");
 	}
 	if (t->block_device) {
 		int lbs = 0;
 		if (ioctl(fd, BLKGETSIZE64, &t->size) < 0 || ioctl(fd, BLKSSZGET, &lbs) < 0) {
 			int e = errno;
 			close(fd);
-			*why = "cannot read the device size";
-			return -e;
+			return set_why(why, -e, "cannot read the device size");
 		}
 		t->lba_size = (uint32_t)lbs;
 	}
@@ -166,8 +151,7 @@ int io_target_open(const char *path, struct io_target *t, const char **why)
 		free(probe);
 		if (n < 0 && errno == EINVAL) {
 			close(fd);
-			*why = "the filesystem refuses O_DIRECT reads";
-			return -EOPNOTSUPP;
+			return set_why(why, -EOPNOTSUPP, "the filesystem refuses O_DIRECT reads");
 		}
 	}
 	t->fd = fd;
@@ -586,7 +570,7 @@ wait:
 	for (;;) {
 		struct io_uring_cqe *cqe;
 		unsigned head, seen = 0, good = 0;
-		uint64_t now = io_mono_ns();
+		uint64_t now = mono_ns();
 		int r;
 
 		if (!measuring && now >= mstart) {
@@ -640,7 +624,7 @@ wait:
 		 * kernel a small group at a time. All reads of the pass share one start time, taken
 		 * now: the time a read waits for the groups before it to be submitted is part of its
 		 * latency, so IOPS x mean latency stays the number in flight (Little's law). */
-		refill_ns = io_mono_ns();
+		refill_ns = mono_ns();
 		while (!stopping && nfree > 0) {
 			struct io_uring_sqe *sqe;
 			unsigned i;
@@ -699,7 +683,7 @@ static void progress_tick(const struct io_spec *s, struct worker *w, unsigned n,
 			  uint64_t *last_t, struct hist *tmp)
 {
 	struct io_progress p = { 0 };
-	uint64_t now = io_mono_ns(), bytes = 0, done = 0;
+	uint64_t now = mono_ns(), bytes = 0, done = 0;
 
 	memset(tmp->b, 0, sizeof(tmp->b));
 	tmp->count = 0;
@@ -785,7 +769,7 @@ int io_run(int fd, const struct io_spec *s, struct io_result *res)
 			w[i].err = r;
 		n = started;
 	}
-	t0 = io_mono_ns();
+	t0 = mono_ns();
 	__atomic_store_n(&sh.t0, t0, __ATOMIC_RELEASE);
 	__atomic_store_n(&sh.go, 1, __ATOMIC_RELEASE);
 	last_t = t0;

@@ -28,9 +28,9 @@ struct io_target {
 /*
  * Open a target read-only with O_DIRECT. -ENOENT: missing; -EOPNOTSUPP: no O_DIRECT (tmpfs,
  * ramfs: the reads would come from memory; or a filesystem that refuses O_DIRECT); -EINVAL:
- * neither a regular file nor a block device. *why gets a static reason on error.
+ * neither a regular file nor a block device. *why (when not NULL; the caller frees) says why.
  */
-int io_target_open(const char *path, struct io_target *t, const char **why);
+int io_target_open(const char *path, struct io_target *t, char **why);
 void io_target_close(struct io_target *t);
 
 /* What `accept` measures when given no target. io_find_shard: the largest regular file that
@@ -108,8 +108,7 @@ struct io_result {
 int io_run(int fd, const struct io_spec *s, struct io_result *res);
 void io_result_free(struct io_result *res);
 
-/* Helpers for the step and the tests. */
-uint64_t io_mono_ns(void);
+/* Helpers for the step and the tests (the clock: mono_ns, util.h). */
 /* Reads per second over the window: ios * 1e9 / elapsed_ns, exact integer arithmetic. */
 uint64_t io_rate(uint64_t count, uint64_t elapsed_ns);
 

@@ -12,14 +12,6 @@
 
 #include "util.h"
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* The holder's "PID STEP" line; anything else (empty: it has not written yet) reads as unknown. */
 static void read_holder(int fd, struct state_lock *l)
 {
@@ -89,7 +81,7 @@ int state_lock_take(struct state_lock *l, const char *dir, const char *step, uns
 	_cleanup_free_ char *path = xasprintf("%s/.lock", dir);
 	_cleanup_free_ char *line = NULL;
 	_cleanup_close_ int fd = -1;
-	uint64_t deadline = now_ms() + wait_ms;
+	uint64_t deadline = mono_ns() / 1000000 + wait_ms;
 	int r;
 
 	l->fd = -1;
@@ -118,7 +110,7 @@ int state_lock_take(struct state_lock *l, const char *dir, const char *step, uns
 				break;
 		} else if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
-		else if (now_ms() >= deadline) {
+		else if (mono_ns() / 1000000 >= deadline) {
 			read_holder(fd, l);
 			return -EBUSY;
 		} else

@@ -4,6 +4,7 @@
 
 #include <inttypes.h>
 
+#include "fscopy.h"
 #include "record.h"
 #include "usage.h"
 #include "util.h"
@@ -843,4 +844,17 @@ char *plan_script(const struct plan *p, const char *swaptool)
 	fprintf(f, "echo 'path 2 done: the target passed e2fsck -fn and sgdisk -v'\n");
 	fclose(f);
 	return out;
+}
+
+int plan_for(struct disk *src, const struct plan_target *t, const struct profile *prof, const char *home,
+	     struct layout *l, struct plan *p, char **why)
+{
+	_cleanup_free_ char *w = NULL, *h = NULL;
+	int r = layout_analyze(src, t->bytes, t->lba_size, l, &w);
+
+	if (r < 0)
+		return set_why(why, r, "%s", w ? w : strerror(-r));
+	if (!home && node_home(NULL, &h) == 0)
+		home = h;
+	return plan_build(l, prof, t->spec, t->path, t->serial, home, p);
 }

@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The migration plan as data: path 1 (fresh install + restore) as a checklist, path 2 (clone with
- * shrink) as exact actions; its fingerprint; executors: JSON, bash script, apply, rehearse. */
+/* The migration plan as data (src/plan.c): path 1 (fresh install + restore) as a checklist, path 2
+ * (clone with shrink) as exact actions; its fingerprint; as JSON and as a bash script. Running it
+ * (apply, rehearse) is planrun.h. */
 #pragma once
 
 #include <json-c/json.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fscopy.h"
 #include "gptwrite.h"
 #include "layout.h"
 #include "profile.h"
@@ -102,6 +101,21 @@ int plan_build(const struct layout *l, const struct profile *prof, const char *t
 	       const char *tgt_serial, const char *home, struct plan *p);
 void plan_free(struct plan *p);
 
+/* The target as plan and clone were given it. */
+struct plan_target {
+	const char *spec;    /* as given: a size, a device or an image */
+	const char *path;    /* the device or image; NULL when given as a size */
+	const char *serial;  /* NULL when unknown */
+	uint64_t bytes;
+	uint32_t lba_size;
+};
+/* What plan and clone share: the layout of the open source `src` against the target (into *l)
+ * and the plan built from it (into *p). `home` NULL: the node user's home (node_home), none when
+ * it cannot be told. Reads only. Returns 0 or a negative errno with *why; *l and *p are the
+ * caller's to free either way. */
+int plan_for(struct disk *src, const struct plan_target *t, const struct profile *prof, const char *home,
+	     struct layout *l, struct plan *p, char **why);
+
 /* The cost of path 2. Bytes in use past the new ends of the filesystems that shrink (what the
  * shrink moves; *data: of them, file data); the scratch space a rehearsal needs; the clone's
  * time in seconds, estimated at PLAN_RATE read and written. */
@@ -129,46 +143,3 @@ char *shell_quote(const char *s);
 /* A bash script (set -euo pipefail) that checks sizes, serials and the fingerprint before each
  * destructive command and stops at the first surprise. `swaptool` is the command to call back. */
 char *plan_script(const struct plan *p, const char *swaptool);
-
-/* Executing path 2: the same code for `clone` and for `--rehearse`. */
-struct plan_env {
-	const char *src;             /* source device or image */
-	const char *tgt;             /* target device or image (exists, exact size) */
-	const char *scratch;         /* where the shrink mounts its composite file (NULL: $TMPDIR or /tmp) */
-	bool rehearsal;              /* scratch copies: skip the serial checks */
-	struct copy_opts copy;       /* progress and stop flag */
-	/* Called after each action with its outcome; detail is one line of evidence. */
-	void (*done)(void *ud, size_t index, const struct plan_action *a, int r, double seconds, const char *detail);
-	void *ud;
-	/* Called when an action starts (for a progress line). */
-	void (*start)(void *ud, size_t index, const struct plan_action *a);
-	char *why;                   /* set on failure */
-	int refusal;                 /* 1 when the failure is a refusal before anything was written */
-	bool target_touched;         /* something was written to the target */
-};
-int plan_apply(const struct plan *p, struct plan_env *env);
-/* 1 when writing `tgt` could touch `src` (the same file or disk by identity, a partition or
- * holder of it, a loop device over it: ident.h), 0 when not or when one cannot be opened,
- * negative errno when it cannot be told; *why says how. plan_apply checks again on the
- * descriptors it writes; clone asks first, before any other finding. */
-int plan_overlaps(const char *src, const char *tgt, char **why);
-
-/* The target read back against the plan: table valid with the backup header at the last LBA,
- * sgdisk -v, partitions and GUIDs, filesystem UUIDs and block counts. Appends {id, status,
- * summary} objects to `checks`; *ok false when one failed. */
-int plan_verify_target(const struct plan *p, const char *tgt, json_object *checks, bool *ok);
-
-/* --rehearse: metadata-only sparse copies of the source and a sparse target of the exact size
- * under `scratch`, plan_apply on them, then independent checks. Results go into `checks` (an
- * array of {id, status, summary, seconds}); returns 0 when every check passed, 1 when one
- * failed, negative errno when it could not run (with *why). */
-struct rehearse_result {
-	json_object *actions;        /* [{n, action, partition, seconds, status, detail}] */
-	json_object *checks;         /* [{id, status, summary}] */
-	uint64_t scratch_peak_bytes; /* real disk the scratch files used, at their largest */
-	uint64_t scratch_free_bytes; /* room that was there */
-	double seconds;
-	bool ok;
-};
-int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *copy, struct rehearse_result *res,
-		  char **why);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Executing path 2: one executor for `clone` and `plan --rehearse`, and the rehearsal's scratch copies. */
-#include "plan.h"
+#include "planrun.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -20,14 +20,6 @@
 #include "relocate.h"
 #include "record.h"
 #include "util.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The stop flag of the run in progress (plan_apply's), seen by run_tool. */
 static volatile sig_atomic_t *g_stop;
@@ -430,7 +422,7 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 	}
 	/* file data first, one extent at a time; then resize2fs moves what is left (metadata) and
 	 * writes the smaller filesystem */
-	t_reloc = now_s();
+	t_reloc = mono_s();
 	{
 		struct reloc_opts ro = { .stop = env->copy.stop, .progress = env->copy.progress, .ud = env->copy.ud,
 					 .total = past.used_bytes };
@@ -448,9 +440,9 @@ static int act_shrink(struct run *R, const struct plan_action *a)
 
 		/* -f: it skips only resize2fs's "run e2fsck -f first" (e2fsck -fn ran on the source
 		 * one action before) and its minimum-size check (the plan checked min_blocks) */
-		t_rs = now_s();
+		t_rs = mono_s();
 		r = run_tool(argv, &out);
-		t_end = now_s();
+		t_end = mono_s();
 	}
 	q = composite_unmount(c, &cs);
 	ext_past_free(&past);
@@ -601,17 +593,21 @@ int plan_verify_target(const struct plan *p, const char *tgt, json_object *check
 	int r;
 
 	*ok = true;
-#define ADD(id, st, ...)                                                      \
+/* ADD_AS: a check with its status ("pass", "fail", "skip": a check that could not be made is
+ * a skip, never a pass); ADD: pass or fail by a condition. Only a fail clears *ok. */
+#define ADD_AS(id, status, ...)                                               \
 	do {                                                                  \
+		const char *_st = (status);                                   \
 		c = json_object_new_object();                                 \
 		jset_str(c, "id", id);                                        \
-		jset_str(c, "status", (st) ? "pass" : "fail");                \
+		jset_str(c, "status", _st);                                   \
 		_cleanup_free_ char *_s = xasprintf(__VA_ARGS__);             \
 		jset_str(c, "summary", _s);                                   \
 		json_object_array_add(checks, c);                             \
-		if (!(st))                                                    \
+		if (streq(_st, "fail"))                                       \
 			*ok = false;                                          \
 	} while (0)
+#define ADD(id, st, ...) ADD_AS(id, (st) ? "pass" : "fail", __VA_ARGS__)
 
 	fd = open(tgt, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -654,7 +650,8 @@ int plan_verify_target(const struct plan *p, const char *tgt, json_object *check
 
 		r = run_tool(argv, &out);
 		if (r == 127)
-			ADD("sgdisk", true, "sgdisk not installed: not checked");
+			ADD_AS("sgdisk", "skip", "not checked: sgdisk is not installed (install gdisk for an independent "
+			       "check of the table)");
 		else
 			ADD("sgdisk", r == 0 && out && strstr(out, "No problems found"), "sgdisk -v: %s",
 			    out && strstr(out, "No problems found") ? "no problems found" : last_line(out));
@@ -690,6 +687,7 @@ int plan_verify_target(const struct plan *p, const char *tgt, json_object *check
 		    id.uuid[0] ? id.uuid : "none", fmt_thousands(blocks, b[0]), fmt_thousands(pp->new_block_count, b[1]));
 	}
 #undef ADD
+#undef ADD_AS
 	ptable_free(&t);
 	return 0;
 }
@@ -699,24 +697,25 @@ static int act_verify(struct run *R)
 	json_object *checks = json_object_new_array();
 	bool ok;
 	int r = plan_verify_target(R->p, R->th.anchor >= 0 ? R->th.proc : R->env->tgt, checks, &ok);
-	size_t n = json_object_array_length(checks), failed = 0;
+	size_t n = json_object_array_length(checks), skipped = 0;
 	const char *first = NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *c = json_object_array_get_idx(checks, i);
+		const char *st = jget_str(c, "status");
 
-		if (!streq(jget_str(c, "status"), "pass")) {
-			failed++;
-			if (!first)
-				first = jget_str(c, "summary");
-		}
+		if (streq(st, "skip"))
+			skipped++;
+		else if (streq(st, "fail") && !first)
+			first = jget_str(c, "summary");
 	}
 	if (r < 0)
 		r = set_why(&R->env->why, r, "cannot verify the target '%s': %s", R->env->tgt, strerror(-r));
 	else if (!ok)
 		r = set_why(&R->env->why, -EIO, "the target does not match the plan: %s", first ? first : "?");
 	else
-		R->detail = xasprintf("%zu checks passed", n);
+		R->detail = skipped ? xasprintf("%zu checks passed, %zu skipped", n - skipped, skipped)
+				    : xasprintf("%zu checks passed", n);
 	json_object_put(checks);
 	return r;
 }
@@ -731,7 +730,7 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 	g_stop = env->copy.stop;
 	for (size_t i = 0; i < p->nacts; i++) {
 		const struct plan_action *a = &p->acts[i];
-		double t0 = now_s();
+		double t0 = mono_s();
 
 		if (env->copy.stop && *env->copy.stop) {
 			r = set_why(&env->why, -EINTR, "interrupted before %s", plan_act_name(a->kind));
@@ -762,7 +761,7 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 			env->refusal = 0;
 		}
 		if (env->done)
-			env->done(env->ud, i, a, r, now_s() - t0, r < 0 ? env->why : R.detail);
+			env->done(env->ud, i, a, r, mono_s() - t0, r < 0 ? env->why : R.detail);
 		if (r < 0)
 			break;
 	}
@@ -829,23 +828,41 @@ static void rh_done(void *ud, size_t i, const struct plan_action *a, int r, doub
 	json_object_array_add(h->res->actions, o);
 }
 
+static void add_check_v(json_object *checks, const char *id, const char *status, const char *fmt, va_list ap)
+{
+	json_object *c = json_object_new_object();
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	jset_str(c, "id", id);
+	jset_str(c, "status", status);
+	jset_str(c, "summary", s);
+	free(s);
+	json_object_array_add(checks, c);
+}
+
+/* A check with its status ("pass", "fail", "skip"); add_check: pass or fail. */
+static void add_check_as(json_object *checks, const char *id, const char *status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add_check_as(json_object *checks, const char *id, const char *status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_check_v(checks, id, status, fmt, ap);
+	va_end(ap);
+}
+
 static void add_check(json_object *checks, const char *id, bool pass, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static void add_check(json_object *checks, const char *id, bool pass, const char *fmt, ...)
 {
-	json_object *c = json_object_new_object();
-	char *s = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
+	add_check_v(checks, id, pass ? "pass" : "fail", fmt, ap);
 	va_end(ap);
-	jset_str(c, "id", id);
-	jset_str(c, "status", pass ? "pass" : "fail");
-	jset_str(c, "summary", s);
-	free(s);
-	json_object_array_add(checks, c);
 }
 
 /* Build the scratch source: the source's GPT regions, raw copies of the non-ext partitions
@@ -901,7 +918,7 @@ int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *c
 	struct statvfs vfs;
 	struct rh h;
 	uint64_t need;
-	double t0 = now_s();
+	double t0 = mono_s();
 	int r;
 
 	*res = (struct rehearse_result){ .actions = json_object_new_array(), .checks = json_object_new_array() };
@@ -937,7 +954,7 @@ int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *c
 			goto out;
 		}
 	}
-	add_check(res->checks, "scratch-copy", true, "metadata copies of the source in %s (%.1f s)", dir, now_s() - t0);
+	add_check(res->checks, "scratch-copy", true, "metadata copies of the source in %s (%.1f s)", dir, mono_s() - t0);
 	if (dir_usage(dir) > res->scratch_peak_bytes)
 		res->scratch_peak_bytes = dir_usage(dir);
 
@@ -962,8 +979,11 @@ int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *c
 			if (p->acts[i].kind == PA_FSCK)
 				fsck++;
 		add_check(res->checks, "apply", true, "%zu actions of path 2 ran on the scratch copies", n);
-		add_check(res->checks, "e2fsck", fsck > 0, "e2fsck -fn clean on %zu target filesystem%s", fsck,
-			  fsck == 1 ? "" : "s");
+		if (fsck)
+			add_check(res->checks, "e2fsck", true, "e2fsck -fn clean on %zu target filesystem%s", fsck,
+				  fsck == 1 ? "" : "s");
+		else
+			add_check_as(res->checks, "e2fsck", "skip", "not checked: the plan has no ext filesystem");
 		r = plan_verify_target(p, tgt, res->checks, &ok);
 		if (r < 0)
 			set_why(why, r, "cannot verify the scratch target: %s", strerror(-r));
@@ -973,6 +993,6 @@ out:
 	if (dir_usage(dir) > res->scratch_peak_bytes)
 		res->scratch_peak_bytes = dir_usage(dir);
 	rm_dir(dir);
-	res->seconds = now_s() - t0;
+	res->seconds = mono_s() - t0;
 	return r;
 }

@@ -13,14 +13,6 @@
 #define TICK_MS 50
 #define ESCAPED_ROUNDS 64
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void sleep_ms(unsigned ms)
 {
 	struct timespec ts = { 0, (long)ms * 1000000L };

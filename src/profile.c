@@ -479,66 +479,63 @@ static int parse_profile(struct parse_state *s, char *text, size_t len)
 }
 
 /* The file through read_input (no blocking on a FIFO, no reading a device), at most 1 MiB of text. */
-static int read_profile(const char *path, char **text, size_t *len, char **err)
+static int read_profile(const char *path, char **text, size_t *len, char **why)
 {
-	_cleanup_free_ char *why = NULL;
-	int r = read_input(path, PROFILE_MAX_BYTES, 0, text, len, &why);
+	_cleanup_free_ char *w = NULL;
+	int r = read_input(path, PROFILE_MAX_BYTES, 0, text, len, &w);
 
-	if (r < 0) {
-		*err = xasprintf("cannot read profile '%s': %s; give an INI file (swaptool-profile(5))", path, why);
-		return r;
-	}
+	if (r < 0)
+		return set_why(why, r, "cannot read profile '%s': %s; give an INI file (swaptool-profile(5))", path, w);
 	if (memchr(*text, '\0', *len)) {
-		*err = xasprintf("profile '%s' holds a NUL byte: not a text file", path);
 		free(*text);
 		*text = NULL;
-		return -EINVAL;
+		return set_why(why, -EINVAL, "profile '%s' holds a NUL byte: not a text file", path);
 	}
 	return 0;
 }
 
-int profile_load(const char *path, struct profile **out, char **err)
+int profile_load(const char *path, struct profile **out, char **why)
 {
 	struct profile *p = xcalloc(1, sizeof(*p));
 	struct parse_state s = { .p = p, .file = path };
 	int r;
 
-	*err = NULL;
 	profile_defaults(p);
 	if (path) {
 		_cleanup_free_ char *text = NULL;
 		size_t len = 0;
 
-		r = read_profile(path, &text, &len, err);
+		r = read_profile(path, &text, &len, why);
 		if (r < 0) {
 			profile_free(p);
 			return r;
 		}
 		r = parse_profile(&s, text, len);
 		if (s.err || r != 0) {
-			*err = s.err ? s.err : xasprintf("%s: not a profile", path);
+			_cleanup_free_ char *e = s.err;
+
 			profile_free(p);
-			return -EINVAL;
+			return e ? set_why(why, -EINVAL, "%s", e) : set_why(why, -EINVAL, "%s: not a profile", path);
 		}
 		for (size_t i = 0; i < p->nengine; i++)
 			if (!p->engine[i].command) {
-				*err = xasprintf("%s: [engine %s] has no 'command'", path, p->engine[i].name);
+				r = set_why(why, -EINVAL, "%s: [engine %s] has no 'command'", path, p->engine[i].name);
 				profile_free(p);
-				return -EINVAL;
+				return r;
 			}
 		for (size_t i = 0; i < p->nruns; i++)
 			if (!p->runs[i].inflight || (!p->runs[i].sequential && !p->runs[i].duration_s)) {
-				*err = xasprintf("%s: [run %s] needs 'inflight' and, for random reads, 'duration'",
-						 path, p->runs[i].name);
+				r = set_why(why, -EINVAL, "%s: [run %s] needs 'inflight' and, for random reads, 'duration'",
+					    path, p->runs[i].name);
 				profile_free(p);
-				return -EINVAL;
+				return r;
 			}
 		for (size_t i = 0; i < p->ndrives; i++)
 			if (!p->drives[i].match || !p->drives[i].verdict) {
-				*err = xasprintf("%s:%u: [drive %s] needs 'match' and 'verdict'", path,
-						 p->drives[i].line, p->drives[i].name);
+				r = set_why(why, -EINVAL, "%s:%u: [drive %s] needs 'match' and 'verdict'", path,
+					    p->drives[i].line, p->drives[i].name);
 				profile_free(p);
-				return -EINVAL;
+				return r;
 			}
 		set_str(&p->source, path);
 	}

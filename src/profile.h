@@ -97,8 +97,9 @@ struct profile {
 };
 
 /* Load the built-in profile, then `path` over it when not NULL. On a bad file returns
- * -EINVAL (-errno when unreadable) and sets *err to "FILE:LINE: unknown key 'x' in [section]" (caller frees). */
-int profile_load(const char *path, struct profile **out, char **err);
+ * -EINVAL (-errno when unreadable) and sets *why (when not NULL; the caller frees) to
+ * "FILE:LINE: unknown key 'x' in [section]". */
+int profile_load(const char *path, struct profile **out, char **why);
 void profile_free(struct profile *p);
 /* Expand a leading "~/" against `home`; other paths are returned as copies. */
 char *profile_expand(const char *path, const char *home);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Config tarballs through libarchive (named tarball.h: an "archive.h" here would shadow libarchive's <archive.h>
- * on the include path): collect the backup set, write and read back, load and
- * validate a whole archive, and extract it safely under a root (with an undo archive). */
+/* Config tarballs through libarchive (src/tarball.c; named tarball, not archive: an "archive.h" here
+ * would shadow libarchive's <archive.h> on the include path): collect the backup set, write and read
+ * back, load and validate a whole archive; paths and owner names under a root. Extraction is
+ * extract.h, the live system's check verify.h. */
 #pragma once
 
 #include <archive_entry.h>
@@ -10,7 +11,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "fstab.h"
 #include "manifest.h"
 #include "profile.h"
 
@@ -130,78 +130,8 @@ struct arc {
 int arc_load(const char *path, const struct arc_limits *lim, struct arc *a, char **why);
 void arc_free(struct arc *a);
 
-/* "old=new" user/group name maps (--map-user). */
-struct name_map {
-	char **from, **to;
-	size_t n;
-};
-int name_map_add(struct name_map *m, const char *spec);
-void name_map_free(struct name_map *m);
-const char *name_map_apply(const struct name_map *m, const char *name);
-
-enum restore_action { RA_CREATE, RA_REPLACE, RA_UNCHANGED, RA_KEEP, RA_REMOVE };
-const char *restore_action_name(enum restore_action a);
-
-struct restore_step {
-	const struct arc_item *item; /* NULL for an undo removal */
-	char *dest;                  /* relative path written (fstab.pre-swap for a kept fstab) */
-	enum restore_action action;
-	uid_t uid;
-	gid_t gid;
-};
-
-struct restore_fstab {
-	char *path;                  /* "etc/fstab" */
-	char *kept_as;               /* "etc/fstab.pre-swap" when the trap fired, else NULL */
-	struct fstab_report rep;
-};
-
-struct restore_opts {
-	const char *root;
-	const struct profile *profile;
-	const struct name_map *map;
-	const char *state_dir;       /* where swaptool-state/ goes; NULL: not restored */
-	const char *undo_path;       /* where the undo tarball goes; NULL: none (undo mode) */
-	fstab_resolver resolve;
-	void *resolve_data;
-};
-
-struct restore_plan {
-	struct restore_step *v;
-	size_t n;
-	struct restore_fstab *fst;
-	size_t nfst;
-	struct strlist created;      /* paths that did not exist (for the undo archive) */
-	struct strlist strays;       /* temporaries of an interrupted restore beside the destinations: apply removes them */
-	size_t ncreate, nreplace, nunchanged, nremove;
-};
-
-/* Check the archive against the root (ancestors that are symlinks, type conflicts, owner
- * names) and decide each entry's action, the fstab trap included. Writes nothing. */
-int restore_plan(const struct arc *a, const struct restore_opts *o, struct restore_plan *p, char **why);
-/* Save what the plan replaces into o->undo_path, remove p->strays, then write. SIGINT
- * (arc_catch_sigint) before the first rename returns -EINTR with every temporary removed. */
-int restore_apply(const struct arc *a, const struct restore_opts *o, struct restore_plan *p, char **why);
-void restore_plan_free(struct restore_plan *p);
-
 /* Resolve a user or group name on the root: NSS for the live system, else ROOT/etc/passwd and
  * ROOT/etc/group (parsed here, read through the root); a name of digits is that number.
  * -ENOENT: no such name; -ENOMEDIUM: an offline root without its own etc/passwd (etc/group). */
 int lookup_user(const char *root, const char *name, uid_t *uid);
 int lookup_group(const char *root, const char *name, gid_t *gid);
-
-/* ---- verify ---- */
-
-struct record;
-/* Check the live system under `root` against the manifest of `a` and add the checks to `rec`:
- * entries present/type/content/mode/owner/links, required files (controller.key), ~/.ssh
- * permissions, fstab identifiers, /etc/hosts. Returns the number of failed checks. */
-int verify_system(const struct arc *a, const char *root, const struct name_map *map, const struct profile *p,
-		  fstab_resolver resolve, void *resolve_data, struct record *rec);
-/* Temporaries of an interrupted restore (RESTORE_TMP_PREFIX) in directory `dfd` (relative
- * name `dir`, "" for the root itself): added to `found` as relative paths; removed when
- * `remove`. Only regular files and symlinks are swaptool's: anything else is left alone. */
-int restore_strays(int dfd, const char *dir, struct strlist *found, bool remove);
-/* The directories to search for them among `paths` (relative): the root (""), each path's
- * directory and each path, sorted, without repeats; the caller frees each and the array. */
-char **stray_dirs(char *const *paths, size_t n, size_t *count);

@@ -309,6 +309,19 @@ out:
 	return r;
 }
 
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+double mono_s(void)
+{
+	return mono_ns() / 1e9;
+}
+
 int sha256_path(const char *path, char hex[65], uint64_t *bytes)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

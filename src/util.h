@@ -84,6 +84,10 @@ int sha256_buf(const void *buf, size_t len, char hex[65]);
 int sha256_fd(int fd, char hex[65], uint64_t *bytes);
 int sha256_path(const char *path, char hex[65], uint64_t *bytes);
 
+/* The monotonic clock (CLOCK_MONOTONIC): for durations and deadlines, never for dates. */
+uint64_t mono_ns(void);
+double mono_s(void);
+
 /* The node's host name (short form, as docs/incident.md names nodes: dgx4). */
 const char *host_name(void);
 /* ISO 8601 UTC time ("2026-11-04T10:00:00Z") of a wall-clock time. */

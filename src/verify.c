@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* verify: the live system under a root against a backup manifest, one check per concern. */
 #include "util.h"
-#include "tarball.h"
+#include "verify.h"
+#include "extract.h"
 #include "record.h"
 
 #include <ctype.h>

@@ -221,7 +221,7 @@ static int do_run(const struct ctx *ctx, const struct io_target *t, const struct
 		  uint64_t ws, uint64_t offset, uint64_t seed, const char *label, unsigned k, unsigned n,
 		  json_object **out, bool *clean)
 {
-	struct prog g = { .ctx = ctx, .run = pr->name, .label = label, .k = k, .n = n, .start_ns = out_clock_ns(),
+	struct prog g = { .ctx = ctx, .run = pr->name, .label = label, .k = k, .n = n, .start_ns = mono_ns(),
 			  .seq_bytes = o->seq_bytes < ws ? o->seq_bytes : ws };
 	struct io_spec s = {
 		.sequential = pr->sequential,
@@ -557,7 +557,7 @@ static int parse_args(struct accept_job *j, int argc, char **argv)
 	}
 	if (!o->have_seed) {
 		if (getrandom(&o->seed, sizeof(o->seed), 0) != sizeof(o->seed))
-			o->seed = io_mono_ns();
+			o->seed = mono_ns();
 	}
 	return -1;
 }
@@ -652,7 +652,8 @@ static int open_target(struct accept_job *j)
 {
 	struct ctx *ctx = j->ctx;
 	const struct opts *o = &j->o;
-	const char *why, *path = j->path;
+	const char *path = j->path;
+	_cleanup_free_ char *why = NULL;
 	char b1[32], b2[32], b3[32];
 	uint64_t ws = o->working_set & ~4095ULL;
 	int r;
@@ -762,13 +763,13 @@ static int check_busy(struct accept_job *j)
 	}
 	{
 		struct timespec ts = { 1, 0 };
-		uint64_t t0 = io_mono_ns(), dt;
+		uint64_t t0 = mono_ns(), dt;
 
 		out_progress(j->ctx, "accept: sampling the I/O rate of '%s' for 1 s", dev);
 		while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !interrupted)
 			;
 		out_progress_end(j->ctx);
-		dt = io_mono_ns() - t0;
+		dt = mono_ns() - t0;
 		if (io_diskstats_ios(dev, &b) < 0)
 			b = a;
 		v = io_rate(b - a, dt);

@@ -11,7 +11,7 @@
 #include "disk.h"
 #include "ident.h"
 #include "layout.h"
-#include "plan.h"
+#include "planrun.h"
 #include "size.h"
 
 static const struct option clone_options[] = {
@@ -88,18 +88,10 @@ struct clone_ui {
 	double t0;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void clone_progress(void *ud, uint64_t done, uint64_t total)
 {
 	struct clone_ui *u = ud;
-	double el = now_s() - u->t0, rate = el > 0 ? done / el : 0;
+	double el = mono_s() - u->t0, rate = el > 0 ? done / el : 0;
 	char b[3][32];
 	uint64_t left = rate > 0 && total > done ? (uint64_t)((total - done) / rate) : 0;
 
@@ -117,7 +109,7 @@ static void clone_start(void *ud, size_t i, const struct plan_action *a)
 	if (!a->part)
 		snprintf(what, sizeof(what), "%s", plan_act_name(a->kind));
 	u->what = what;
-	u->t0 = now_s();
+	u->t0 = mono_s();
 	out_progress(u->ctx, "%s ...", what);
 }
 
@@ -270,7 +262,7 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		return ctx_error(ctx, EXIT_FAILED, "cannot tell whether the target '%s' overlaps the source '%s': %s",
 				 a.target, a.source, why ? why : strerror(-r));
 	plan_with_cost = false; /* the shrink measures what it moves itself */
-	r = plan_for(ctx, a.source, a.image_lba_size, a.target, a.target_lba_size, NULL, &src, &l, &p);
+	r = step_plan_for(ctx, a.source, a.image_lba_size, a.target, a.target_lba_size, NULL, &src, &l, &p);
 	if (r == 0 && src.fd >= 0)
 		(void)ident_key_fd(src.fd, &key);
 	disk_close(&src);

@@ -4,7 +4,7 @@
 #include "steps.h"
 #include "disk.h"
 #include "size.h"
-#include "tarball.h"
+#include "extract.h"
 
 #include <inttypes.h>
 #include <sys/stat.h>

@@ -10,7 +10,7 @@
 #include "disk.h"
 #include "ident.h"
 #include "layout.h"
-#include "plan.h"
+#include "planrun.h"
 #include "size.h"
 
 static const struct option plan_options[] = {
@@ -99,32 +99,27 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *
 	return 0;
 }
 
-int plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
-	     const char *home, struct disk *src, struct layout *l, struct plan *p)
+int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
+		  const char *home, struct disk *src, struct layout *l, struct plan *p)
 {
 	_cleanup_(disk_closep) struct disk tgt = { .fd = -1 };
-	_cleanup_free_ char *why = NULL, *h = NULL;
-	const char *tgt_path = NULL, *tgt_serial = NULL;
-	uint64_t tgt_bytes = 0;
-	uint32_t tgt_lba = tgt_lba_size;
+	_cleanup_free_ char *why = NULL;
+	struct plan_target t = { .spec = tgt_spec, .lba_size = tgt_lba_size };
 	int r;
 
-	r = step_target(ctx, tgt_spec, tgt_lba_size, &tgt, &tgt_bytes, &tgt_lba);
+	r = step_target(ctx, tgt_spec, tgt_lba_size, &tgt, &t.bytes, &t.lba_size);
 	if (r)
 		return r;
 	if (tgt.fd >= 0) {
-		tgt_path = tgt_spec;
-		tgt_serial = tgt.serial;
+		t.path = tgt_spec;
+		t.serial = tgt.serial;
 	}
 	r = step_open_source(ctx, source, image_lba, src);
 	if (r)
 		return r;
-	r = layout_analyze(src, tgt_bytes, tgt_lba, l, &why);
+	r = plan_for(src, &t, ctx->profile, home, l, p, &why);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
-	if (!home && node_home(NULL, &h) == 0)
-		home = h;
-	plan_build(l, ctx->profile, tgt_spec, tgt_path, tgt_serial, home, p);
 	return 0;
 }
 
@@ -302,7 +297,7 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	r = parse_args(ctx, argc, argv, &a);
 	if (r)
 		return r;
-	r = plan_for(ctx, a.source, a.image_lba_size, a.target_spec, a.target_lba_size, a.home, &src, &l, &p);
+	r = step_plan_for(ctx, a.source, a.image_lba_size, a.target_spec, a.target_lba_size, a.home, &src, &l, &p);
 	if (r == 0) {
 		record_plan(rec, &a, &src, &p);
 		record_paths(rec, &p);

@@ -2,7 +2,9 @@
 /* restore: validate a whole backup tarball, then write it under --root atomically, keeping an
  * undo tarball, not restoring an fstab whose devices are gone; ends by running verify. */
 #include "steps.h"
+#include "extract.h"
 #include "tarball.h"
+#include "verify.h"
 
 #include <dirent.h>
 #include <fcntl.h>

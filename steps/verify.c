@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* verify: the live system against a backup's manifest; identifiers in fstab resolve here. */
 #include "steps.h"
+#include "extract.h"
 #include "tarball.h"
+#include "verify.h"
 
 static const struct option verify_options[] = {
 	STEP_OPT_ROOT,

@@ -88,3 +88,19 @@ printf '[backup]\npath = ~/x\npaht = y\n' >"$TMP/bad.ini"
 run 2 "$SWAPTOOL" --profile "$TMP/bad.ini" preflight "$img" --target 2TB
 contains "bad.ini:3: unknown key 'paht' in [backup]"
 ok "bad profile"
+
+# A source with 2048-byte LBAs (a GPT written by fdisk -b 2048 on an image; --lba-size 2048 reads it
+# so) is shown as 2048, in the JSON and in the table's LBA size column (it once printed 4096 or 512).
+if command -v fdisk >/dev/null; then
+	truncate -s 64M "$TMP/lba2048.img"
+	printf 'g\nn\n\n\n\nw\n' | fdisk -b 2048 "$TMP/lba2048.img" >/dev/null 2>&1 || fail "fdisk -b 2048"
+	run 0 pf "$TMP/lba2048.img" --lba-size 2048 --target 2TB --target-lba-size 2048 --json
+	jeq .source.lba_size 2048
+	jeq .source.lba_count 32768
+	jeq .source.partition_table.type gpt
+	jeq .source.partition_table.backup_header_lba 32767
+	run 0 pf "$TMP/lba2048.img" --lba-size 2048 --target 2TB --target-lba-size 2048
+	[ "$(printf '%s\n' "$OUT" | awk '$1 == "source" && NF > 4 { print $4 }')" = 2048 ] ||
+		fail "the source's LBA size is not shown as 2048: $OUT"
+	ok "2048-byte LBAs shown as 2048"
+fi

@@ -50,3 +50,32 @@ jeq '.checks[] | select(.id=="rehearse") | .summary | test("nothing to rehearse"
 run 3 "$SWAPTOOL" --state "$STATE" plan "$TMP/src.img" --target 2000398934016 --rehearse --scratch "$TMP/none"
 contains "scratch directory"
 ok "refusals"
+
+# Without sgdisk the sgdisk check was not made: it is a skip with its reason, never a pass, and the
+# rehearsal still succeeds (scaled variant: the same layout at 1/1000). PATH: a directory of links to
+# every command on PATH but sgdisk (the first of each name, as the shell would find it).
+command -v sgdisk >/dev/null || skip "sgdisk missing: cannot show the difference"
+"$MKDISK" scaled "$TMP/small.img" --written 16 >/dev/null
+mkdir "$TMP/bin"
+IFS=: read -ra dirs <<<"$PATH"
+for d in "${dirs[@]}"; do
+	[ -d "$d" ] || continue
+	for f in "$d"/*; do
+		n=${f##*/}
+		[ "$n" = sgdisk ] || [ -e "$TMP/bin/$n" ] || [ ! -x "$f" ] || ln -s "$f" "$TMP/bin/$n"
+	done
+done
+PATH="$TMP/bin" command -v sgdisk >/dev/null && fail "sgdisk still on the stripped PATH"
+run 0 env PATH="$TMP/bin" "$SWAPTOOL" --state "$STATE" --json plan "$TMP/small.img" --target 3899999744 --rehearse \
+	--scratch "$TMP/scratch"
+jeq .rehearsal.ok true
+jeq '.checks[] | select(.id=="rehearse-sgdisk") | .status' skip
+jeq '.checks[] | select(.id=="rehearse-sgdisk") | .summary | test("sgdisk is not installed")' true
+jeq '.rehearsal.checks[] | select(.id=="sgdisk") | .status' skip
+jeq '.checks[] | select(.id=="rehearse") | .status' pass
+jeq '.rehearsal.actions[] | select(.action=="verify") | .detail | test("1 skipped")' true
+run 0 env PATH="$TMP/bin" "$SWAPTOOL" --state "$STATE" plan "$TMP/small.img" --target 3899999744 --rehearse \
+	--scratch "$TMP/scratch"
+contains "sgdisk is not installed"
+printf '%s\n' "$OUT" | grep "rehearse-sgdisk" | grep -qi skip || fail "the table does not show rehearse-sgdisk as skip: $OUT"
+ok "sgdisk missing: skip, not pass"

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "profile.h"
+#include "extract.h"
 #include "tarball.h"
 
 /* fstab identifiers: none resolves (restore keeps the current fstab), and no device is probed */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the manifest, path safety, the fstab identifier check and the tarball
- * write / read-back / load round trip (src/manifest.c, src/fstab.c, src/archive.c). */
+ * write / read-back / load round trip (src/manifest.c, src/fstab.c, src/tarball.c, src/extract.c). */
 #include "tap.h"
 #include "util.h"
+#include "extract.h"
 #include "tarball.h"
 
 #include <fcntl.h>

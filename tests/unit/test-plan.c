@@ -315,6 +315,22 @@ int main(void)
 		CHECK(grow && !shrink);
 	}
 	plan_free(&p);
+
+	/* plan_for: a layout it cannot make is a negative errno with the reason, before the source's
+	 * table is read (no descriptor needed); NULL why is fine */
+	{
+		struct disk d = { .path = "src.img", .dev = "src.img", .fd = -1, .size_bytes = 2000398934016ULL,
+				  .lba_size = 512 };
+		struct plan_target t = { .spec = "4096", .bytes = 4096, .lba_size = 512 };
+		struct layout fl;
+		_cleanup_free_ char *why = NULL;
+
+		CHECK(plan_for(&d, &t, prof, "/home/nv", &fl, &p, &why) < 0);
+		CHECK(why && strstr(why, "too small to hold a GPT"));
+		layout_free(&fl);
+		CHECK(plan_for(&d, &t, prof, "/home/nv", &fl, &p, NULL) < 0);
+		layout_free(&fl);
+	}
 	profile_free(prof);
 	return tap_done();
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Config tarballs through libarchive: backup set walk, atomic write with read-back, whole-archive
- * validation, and a safe extraction under a root with an undo archive. */
+ * validation; paths and owner names under a root. The extraction is src/extract.c. */
 #include "util.h"
 #include "tarball.h"
 
