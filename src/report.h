@@ -7,13 +7,11 @@
 #include <stdbool.h>
 
 #include "record.h"
+#include "schema.h"
 
 struct profile;
 
-/* The steps a report knows, in the order an operator meets them. */
-extern const char *const report_known_steps[];
-extern const size_t report_known_steps_n;
-/* The steps that must have passed for "accepted". */
+/* The steps a report knows: schema_steps[0 .. SCHEMA_REPORTED_N) (src/schema.h). The steps that must have passed for "accepted". */
 bool report_step_required(const char *step);
 
 /*
@@ -47,10 +45,6 @@ const char *report_step_word(const char *step, json_object *rec, enum status st)
  * fresh_install possible. *why is a one-line reason (caller frees).
  */
 enum status report_judge_step(const char *step, json_object *rec, char **why);
-
-/* Engine gates of an accept record: run when `engine_gates_run` is true (or, without that field,
- * when gates named "engine..." exist); failed when any of them failed. */
-void report_engine_gates(json_object *accept, bool *run, bool *failed);
 
 enum report_verdict { RV_ACCEPTED, RV_INCOMPLETE, RV_REJECTED };
 const char *report_verdict_name(enum report_verdict v);

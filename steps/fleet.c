@@ -114,7 +114,7 @@ static json_object *accept_view(const struct node *n, const struct node *ref, js
 		else
 			json_object_array_add(failed, json_object_new_string(jget_str(g, "name") ?: "?"));
 	}
-	report_engine_gates(n->accept, &run, &efailed);
+	schema_accept_engine_gates(n->accept, &run, &efailed);
 	{
 		json_object *go = json_object_new_object();
 		jset_u64(go, "passed", passed);
