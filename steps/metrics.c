@@ -5,6 +5,7 @@
 #include "steps.h"
 #include "nodes.h"
 #include "report.h"
+#include "schema.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -253,7 +254,7 @@ static void preflight(struct family *fams, const char *host, json_object *pf)
 	struct ids s = { host, jget_str(src, "path"), jget_str(src, "serial") ?: jget_str(sid, "serial"),
 			 jget_str(src, "model") ?: jget_str(sid, "model") };
 	struct ids t = { host, jget_str(tgt, "path"), jget_str(tid, "serial"), jget_str(tid, "model") };
-	static const char *const path_names[] = { "raw_clone", "fs_clone", "fresh_install" };
+	static const char *const path_names[] = { SCHEMA_PATH_RAW_CLONE, SCHEMA_PATH_FS_CLONE, SCHEMA_PATH_FRESH_INSTALL };
 
 	finished(fams, &s, pf, "preflight");
 	stateset(fams, F_PF_VERDICT, &s, "verdict", jget_str(pf, "verdict"), verdicts);
@@ -283,9 +284,9 @@ static void accept_ids(const char *host, json_object *acc, struct ids *id)
 
 static void accept(struct family *fams, const char *host, json_object *acc)
 {
-	json_object *runs = jget_array(acc, "runs"), *gates = jget_array(acc, "gates"), *eg = jget(acc, "engine_gates_run");
+	json_object *runs = schema_accept_runs(acc), *gates = schema_accept_gates(acc), *eg = jget(acc, "engine_gates_run");
 	static const struct { const char *key, *q; } pct[] = {
-		{ "p50", "0.5" }, { "p90", "0.9" }, { "p99", "0.99" }, { "p99_9", "0.999" },
+		{ SCHEMA_LAT_P50, "0.5" }, { SCHEMA_LAT_P90, "0.9" }, { SCHEMA_LAT_P99, "0.99" }, { SCHEMA_LAT_P99_9, "0.999" },
 	};
 	struct ids id;
 
@@ -321,7 +322,7 @@ static void accept(struct family *fams, const char *host, json_object *acc)
 	}
 	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
 		json_object *g = jarray_at(gates, i);
-		const char *name = jget_str(g, "name"), *st = jget_str(g, "status");
+		const char *name = schema_gate_name(g), *st = schema_gate_status(g);
 
 		if (name && (streq(st, "pass") || streq(st, "fail")))
 			sample(fams, F_ACC_GATE, NULL, &id, streq(st, "pass"), "gate", name, NULL);
