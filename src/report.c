@@ -360,7 +360,7 @@ static int record_sha256_jsonc(json_object *rec, char hex[65])
 	return sha256_buf(text, strlen(text), hex);
 }
 
-int report_build(const char *state_dir, json_object **out)
+int report_build(const char *state_dir, json_object **out, const char **failed_step, char **lwhy)
 {
 	json_object *rep = json_object_new_object(), *steps = json_object_new_object();
 	json_object *records = json_object_new_array(), *summary = json_object_new_array();
@@ -381,10 +381,12 @@ int report_build(const char *state_dir, json_object **out)
 		_cleanup_free_ char *file = xasprintf("%s/%s.json", state_dir, step), *w = NULL;
 		json_object *rec = NULL, *s = json_object_new_object();
 		char hex[65], fhex[65];
-		int r = record_load(state_dir, step, &rec);
+		int r = record_load_why(state_dir, step, &rec, lwhy);
 		enum status st;
 
 		if (r < 0 && r != -ENOENT) {
+			if (failed_step)
+				*failed_step = step;
 			json_object_put(rep);
 			json_object_put(steps);
 			json_object_put(records);

@@ -64,8 +64,10 @@ char *report_canonical_json(json_object *v);
  * another tool (then re-signed, as the signature covers bytes) still matches its records. */
 int report_record_sha256(json_object *rec, char hex[65]);
 
-/* Assemble report.json's object from the records in state_dir. */
-int report_build(const char *state_dir, json_object **out);
+/* Assemble report.json's object from the records in state_dir. A record that cannot be read (or
+ * has the wrong shape, src/schema.h) fails it: *failed_step (when not NULL) names the step and
+ * *why (when not NULL; caller frees) says what is wrong, as record_load_why does. */
+int report_build(const char *state_dir, json_object **out, const char **failed_step, char **why);
 /* Check `records[].sha256` against the embedded `steps`: 0 good, -EBADMSG mismatch or no record
  * at all (why set). */
 int report_check_hashes(json_object *report, char **why);

@@ -333,8 +333,13 @@ static int check_out(struct report_job *j)
 /* report.json's object from the records, the drives, the reference and the signer. */
 static int build(struct report_job *j)
 {
-	int r = report_build(j->ctx->state_dir, &j->rep);
+	_cleanup_free_ char *why = NULL;
+	const char *step = NULL;
+	int r = report_build(j->ctx->state_dir, &j->rep, &step, &why);
 
+	if (r < 0 && step)
+		return ctx_error(j->ctx, EXIT_FAILED, "cannot read the record '%s/%s.json': %s; move it away or rerun '%s'",
+				 j->ctx->state_dir, step, why ?: strerror(-r), step);
 	if (r < 0)
 		return ctx_error(j->ctx, EXIT_FAILED, "cannot read the step records in '%s': %s; check the files there or "
 				 "pass --state DIR", j->ctx->state_dir, strerror(-r));

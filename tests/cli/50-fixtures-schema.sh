@@ -20,6 +20,13 @@ run 0 "$SWAPTOOL" --state "$TMP/set" --json status
 jeq '[.steps[] | select(.on_path) | .state] | join(",")' "trap,done,done,done,done,missing"
 ok "fixtures: $("$MKRECORD" list | wc -l) records pass src/schema.h"
 
+# every step src/schema.h declares a record for is a step of the binary, with a fixture
+for step in $("$MKRECORD" steps); do
+	run 0 "$SWAPTOOL" help "$step"
+	[ -s "$TMP/$step.json" ] || fail "no fixture of the $step record"
+done
+ok "the steps of src/schema.h are steps of swaptool"
+
 # the real records in the fuzz corpus (written by the steps) pass too; a corpus file's first byte
 # picks what the rest is (tests/fuzz/fuzz-record.c)
 n=0

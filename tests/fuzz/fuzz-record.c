@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		run_step(step_status_run, step_status_render, "status", (char *[]){ "status", NULL }, 1);
 		run_step(step_status_run, step_status_render, "status",
 			 (char *[]){ "status", "--path", "clone", NULL }, 3);
-		if (report_build(state, &rep) == 0)
+		if (report_build(state, &rep, NULL, NULL) == 0)
 			render_report(rep);
 		json_object_put(rep);
 	} else {

@@ -3,10 +3,12 @@
  * against src/schema.h.
  *   mkrecord set DIR          the passing dgx4 swap: DIR/{preflight,backup,restore,verify,accept}.json
  *   mkrecord NAME FILE        one fixture (mkrecord list names them)
+ *   mkrecord steps            the steps whose records others read (src/schema.h), one a line
  *   mkrecord check FILE...    each file parsed as a record (envelope and declared keys); exit 1 on
  *                             the first that is not, saying why */
 #include "util.h"
 #include "records.h"
+#include "schema.h"
 
 static int write_record(json_object *o, const char *path)
 {
@@ -42,6 +44,11 @@ int main(int argc, char **argv)
 
 	if (argc >= 2 && streq(argv[1], "check"))
 		return check(argc - 2, argv + 2);
+	if (argc == 2 && streq(argv[1], "steps")) {
+		for (size_t i = 0; i < SS_N; i++)
+			puts(schema_steps[i]);
+		return 0;
+	}
 	if (argc == 2 && streq(argv[1], "list")) {
 		for (size_t i = 0; i < fixture_names_n; i++)
 			puts(fixture_names[i]);
@@ -66,7 +73,7 @@ int main(int argc, char **argv)
 		r = write_record(o, argv[2]);
 		json_object_put(o);
 	} else {
-		fprintf(stderr, "usage: mkrecord set DIR | mkrecord NAME FILE | mkrecord list | mkrecord check FILE...\n");
+		fprintf(stderr, "usage: mkrecord set DIR | mkrecord NAME FILE | mkrecord list | mkrecord steps | mkrecord check FILE...\n");
 		return 2;
 	}
 	if (r < 0) {
