@@ -595,7 +595,7 @@ static void drive_health(json_object *o, json_object *id)
 
 static json_object *drive_old(json_object *pre)
 {
-	json_object *o = json_object_new_object(), *src = jget(pre, "source"), *id = jget(pre, "source_identity");
+	json_object *o = json_object_new_object(), *src = jget(pre, "source"), *id = schema_preflight_identity(pre, false);
 	json_object *ns = judged_ns(id);
 
 	jset_str(o, "from", !pre ? NULL : !id ? "preflight (no drive identity in its record)" :
@@ -620,14 +620,14 @@ static json_object *drive_old(json_object *pre)
  */
 static json_object *drive_new(json_object *pre, json_object *acc, const struct profile *p)
 {
-	json_object *o = json_object_new_object(), *d = jget(acc, "drive"), *tid = jget(pre, "target_identity");
+	json_object *o = json_object_new_object(), *d = schema_accept_drive(acc), *tid = schema_preflight_identity(pre, true);
 	const char *ds = jget_str(d, "serial");
 	bool tmeasured = jget_bool(tid, "nvme"), same = tmeasured && (!d || !ds || streq(ds, jget_str(tid, "serial")));
 	json_object *ns = same ? judged_ns(tid) : NULL;
 
 	if (d) {
 		_cleanup_free_ char *from = xasprintf("accept (sysfs of %s under %s)%s", jget_str(d, "disk") ?: "?",
-						      jget_str(d, "under") ?: jget_str(jget(acc, "target"), "path") ?: "?",
+						      jget_str(d, "under") ?: schema_accept_target_path(acc) ?: "?",
 						      same ? "; class and health: preflight (NVMe controller)" : "");
 		jset_str(o, "from", from);
 		put(o, "device", jget(d, "disk"));

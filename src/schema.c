@@ -72,8 +72,18 @@ const struct schema_key schema_keys[] = {
 	{ "preflight", "source_identity.serial", SJ_STR },
 	{ "preflight", "source_identity.firmware", SJ_STR },
 	{ "preflight", "source_identity.class", SJ_OBJ },
+	{ "preflight", "source_identity.class.name", SJ_STR },
+	{ "preflight", "source_identity.class.verdict", SJ_STR },
+	{ "preflight", "source_identity.class.reason", SJ_STR },
+	{ "preflight", "source_identity.hmb_mb", SJ_NUM },
 	{ "preflight", "source_identity.smart", SJ_OBJ },
+	{ "preflight", "source_identity.error_log", SJ_OBJ },
+	{ "preflight", "source_identity.error_log.entries", SJ_INT },
 	{ "preflight", "source_identity.namespaces", SJ_ARR },
+	{ "preflight", "source_identity.namespaces[]", SJ_OBJ },
+	{ "preflight", "source_identity.namespaces[].judged", SJ_BOOL },
+	{ "preflight", "source_identity.namespaces[].size_bytes", SJ_INT },
+	{ "preflight", "source_identity.namespaces[].lba_size", SJ_INT },
 	{ "preflight", "target_identity", SJ_OBJ },
 	{ "preflight", "target_identity.nvme", SJ_BOOL },
 	{ "preflight", "target_identity.controller", SJ_STR },
@@ -81,8 +91,18 @@ const struct schema_key schema_keys[] = {
 	{ "preflight", "target_identity.serial", SJ_STR },
 	{ "preflight", "target_identity.firmware", SJ_STR },
 	{ "preflight", "target_identity.class", SJ_OBJ },
+	{ "preflight", "target_identity.class.name", SJ_STR },
+	{ "preflight", "target_identity.class.verdict", SJ_STR },
+	{ "preflight", "target_identity.class.reason", SJ_STR },
+	{ "preflight", "target_identity.hmb_mb", SJ_NUM },
 	{ "preflight", "target_identity.smart", SJ_OBJ },
+	{ "preflight", "target_identity.error_log", SJ_OBJ },
+	{ "preflight", "target_identity.error_log.entries", SJ_INT },
 	{ "preflight", "target_identity.namespaces", SJ_ARR },
+	{ "preflight", "target_identity.namespaces[]", SJ_OBJ },
+	{ "preflight", "target_identity.namespaces[].judged", SJ_BOOL },
+	{ "preflight", "target_identity.namespaces[].size_bytes", SJ_INT },
+	{ "preflight", "target_identity.namespaces[].lba_size", SJ_INT },
 
 	/* backup: status (the restore and verify commands), report (the tarball and its hash).
 	 * An older backup record wrote `archive` as the path, sha256 and bytes beside it, and
@@ -313,6 +333,11 @@ uint64_t schema_preflight_target_bytes(json_object *pre)
 	return jget_u64(jget_object(pre, "target"), "size_bytes");
 }
 
+json_object *schema_preflight_identity(json_object *pre, bool target)
+{
+	return jget_object(pre, target ? "target_identity" : "source_identity");
+}
+
 bool schema_preflight_path_known(json_object *pre, const char *path)
 {
 	return jget_object(jget_object(pre, "paths"), path) != NULL;
@@ -367,6 +392,11 @@ const char *schema_plan_fingerprint(json_object *plan)
 const char *schema_plan_fingerprint_shrunk(json_object *plan)
 {
 	return jget_str(jget_object(plan, "plan"), "fingerprint_shrunk");
+}
+
+json_object *schema_accept_drive(json_object *acc)
+{
+	return jget_object(acc, "drive");
 }
 
 const char *schema_accept_target_path(json_object *acc)

@@ -116,6 +116,10 @@ const char *schema_preflight_source_device(json_object *pre);
 const char *schema_preflight_target_spec(json_object *pre);
 uint64_t schema_preflight_source_bytes(json_object *pre);
 uint64_t schema_preflight_target_bytes(json_object *pre);
+/* What preflight read of a drive's identity (source_identity, or target_identity when target):
+ * nvme, from, controller, model, serial, firmware, class {name, verdict, reason}, hmb_mb, smart,
+ * error_log {entries}, namespaces [{judged, size_bytes, lba_size}]; NULL when not an object. */
+json_object *schema_preflight_identity(json_object *pre, bool target);
 /* Does `paths` name this path at all (an older record may lack one)? */
 bool schema_preflight_path_known(json_object *pre, const char *path);
 /* paths.PATH.possible */
@@ -138,6 +142,8 @@ const char *schema_plan_fingerprint(json_object *plan);
 const char *schema_plan_fingerprint_shrunk(json_object *plan);
 
 /* accept */
+/* The drive under what accept read: disk, under, controller, model, serial, firmware, size_bytes. */
+json_object *schema_accept_drive(json_object *acc);
 const char *schema_accept_target_path(json_object *acc);
 json_object *schema_accept_runs(json_object *acc);          /* an array, or NULL */
 json_object *schema_accept_run(json_object *acc, const char *name);

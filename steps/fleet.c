@@ -71,7 +71,7 @@ static void ratio(json_object *o, const char *key, json_object *ref, const char 
 static json_object *accept_view(const struct node *n, const struct node *ref, json_object *names)
 {
 	json_object *o = json_object_new_object(), *runs = json_object_new_array(), *failed = json_object_new_array();
-	json_object *gates = schema_accept_gates(n->accept), *d = jget_object(n->accept, "drive"), *t = jget_object(n->accept, "target");
+	json_object *gates = schema_accept_gates(n->accept), *d = schema_accept_drive(n->accept), *t = jget_object(n->accept, "target");
 	size_t total = 0, passed = 0;
 	bool run, efailed;
 	double v;

@@ -250,7 +250,7 @@ static void drive(struct family *fams, const struct ids *id, const char *role, j
 static void preflight(struct family *fams, const char *host, json_object *pf)
 {
 	json_object *src = jget_object(pf, "source"), *tgt = jget_object(pf, "target"), *paths = jget_object(pf, "paths");
-	json_object *sid = jget_object(pf, "source_identity"), *tid = jget_object(pf, "target_identity");
+	json_object *sid = schema_preflight_identity(pf, false), *tid = schema_preflight_identity(pf, true);
 	struct ids s = { host, jget_str(src, "path"), jget_str(src, "serial") ?: jget_str(sid, "serial"),
 			 jget_str(src, "model") ?: jget_str(sid, "model") };
 	struct ids t = { host, jget_str(tgt, "path"), jget_str(tid, "serial"), jget_str(tid, "model") };
@@ -276,7 +276,7 @@ static void preflight(struct family *fams, const char *host, json_object *pf)
 
 static void accept_ids(const char *host, json_object *acc, struct ids *id)
 {
-	json_object *d = jget_object(acc, "drive"), *t = jget_object(acc, "target");
+	json_object *d = schema_accept_drive(acc), *t = jget_object(acc, "target");
 
 	*id = (struct ids){ host, jget_str(d, "disk") ?: jget_str(t, "device") ?: jget_str(t, "path"),
 			    jget_str(d, "serial"), jget_str(d, "model") };

@@ -45,7 +45,7 @@ json_object *node_drive_class(json_object *preflight, const char *side)
 		if (streq(jget_str(c, "id"), SCHEMA_CHECK_DRIVE_CLASS) && jget_object(c, side))
 			return jget_object(c, side);
 	}
-	return jget_object(jget_object(preflight, streq(side, "source") ? "source_identity" : "target_identity"), "class");
+	return jget_object(schema_preflight_identity(preflight, !streq(side, "source")), "class");
 }
 
 static struct node *node_of(struct node_set *set, const char *host)
