@@ -4,7 +4,9 @@
  * "Record contracts"): the steps that save records, the check ids and gate names readers look
  * for, the keys they read with their types (schema_keys, checked by schema_validate when a record
  * is loaded), and one accessor per fact. A reader of another step's record goes through an
- * accessor here, never through a key spelled where it is read; a writer uses the names here.
+ * accessor here rather than spelling the key where it reads it; a writer uses the names here.
+ * (The renderers of report.txt and report.html, and the per-field readers of metrics and fleet,
+ * still spell some keys of their own, through typed lookups that read a wrong type as absent.)
  *
  * Adding a key is free; changing what a key holds (its type or meaning) needs a new RECORD_SCHEMA
  * (src/record.h), and records of the old schema must stay readable.
