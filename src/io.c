@@ -2,6 +2,7 @@
 /* The io_uring harness: one ring per thread, registered buffers, file and ring, reads submitted
  * in small groups and reaped in batches. */
 #include "io.h"
+#include "schema.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -868,11 +869,11 @@ size_t io_gates_eval(const struct accept_run *thr, const char *run_name, json_ob
 		g->threshold = (double)(thrv), g->measured = (measv);                            \
 		g->pass = atleast ? g->measured >= g->threshold : g->measured <= g->threshold;   \
 	}
-	GATE(thr->min_iops, "iops", "IOPS", "IOPS", true, thr->min_iops, (double)jget_u64(run, "iops"));
-	GATE(thr->max_p50_us, "p50", "p50", "us", false, thr->max_p50_us, lat_field(run, "p50"));
-	GATE(thr->max_p99_us, "p99", "p99", "us", false, thr->max_p99_us, lat_field(run, "p99"));
-	GATE(thr->max_p99_9_us, "p99.9", "p99.9", "us", false, thr->max_p99_9_us, lat_field(run, "p99_9"));
-	GATE(thr->min_mb_s, "mb_s", "MB/s", "MB/s", true, thr->min_mb_s, jget_double(run, "mb_s"));
+	GATE(thr->min_iops, SCHEMA_GATE_IOPS, "IOPS", "IOPS", true, thr->min_iops, (double)jget_u64(run, "iops"));
+	GATE(thr->max_p50_us, SCHEMA_GATE_P50, "p50", "us", false, thr->max_p50_us, lat_field(run, SCHEMA_LAT_P50));
+	GATE(thr->max_p99_us, SCHEMA_GATE_P99, "p99", "us", false, thr->max_p99_us, lat_field(run, SCHEMA_LAT_P99));
+	GATE(thr->max_p99_9_us, SCHEMA_GATE_P99_9, "p99.9", "us", false, thr->max_p99_9_us, lat_field(run, SCHEMA_LAT_P99_9));
+	GATE(thr->min_mb_s, SCHEMA_GATE_MB_S, "MB/s", "MB/s", true, thr->min_mb_s, jget_double(run, "mb_s"));
 #undef GATE
 	return n;
 }

@@ -2,6 +2,7 @@
 /* Step records: envelope, checks and verdict with json-c, saved atomically in the state directory. */
 #include "util.h"
 #include "record.h"
+#include "schema.h"
 
 #include <limits.h>
 #include <math.h>
@@ -189,6 +190,10 @@ int record_parse(const char *text, size_t len, const char *step, json_object **o
 	if (r < 0)
 		return r;
 	r = record_check_envelope(o, step, why);
+	/* the keys other steps read have their declared types (src/schema.h): a record of the wrong
+	 * shape is refused here, with the key named, instead of misread later */
+	if (r == 0)
+		r = schema_validate(step, o, why);
 	if (r < 0) {
 		json_object_put(o);
 		return r;

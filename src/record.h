@@ -44,11 +44,13 @@ int record_save(const struct record *r, const char *state_dir);
 int record_load(const char *state_dir, const char *step, json_object **out);
 /* The same, with *why (when not NULL) saying what is wrong without the path: unreadable (not a
  * regular file, too big: see open_input), not one JSON object (-EBADMSG), another schema
- * version (-EPROTONOSUPPORT), another step's record, or an envelope field of the wrong type. */
+ * version (-EPROTONOSUPPORT), another step's record, an envelope field of the wrong type, or a
+ * key another step reads of the wrong type (src/schema.h). */
 int record_load_why(const char *state_dir, const char *step, json_object **out, char **why);
 /* Parse text as exactly one JSON document (trailing white space allowed): -EBADMSG and *why else. */
 int json_parse_doc(const char *text, size_t len, json_object **out, char **why);
-/* Parse text as one record (step: NULL for any) and check its envelope as record_load_why does. */
+/* Parse text as one record (step: NULL for any) and check its envelope as record_load_why does,
+ * then the keys other steps read (schema_validate, src/schema.h): -EBADMSG naming the key. */
 int record_parse(const char *text, size_t len, const char *step, json_object **out, char **why);
 /* The envelope of a parsed record: an object with schema RECORD_SCHEMA, a string step (equal to
  * step when not NULL), a string verdict when present and checks an array of objects when present. */

@@ -2,6 +2,7 @@
 /* The report: step judgements, verdict, record hashes, report.json assembly, txt and html. */
 #include "util.h"
 #include "report.h"
+#include "schema.h"
 #include "profile.h"
 #include "size.h"
 #include "table.h"
@@ -13,21 +14,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-const char *const report_known_steps[] = { "preflight", "backup", "plan", "clone", "restore", "verify", "accept" };
-const size_t report_known_steps_n = ARRAY_SIZE(report_known_steps);
-
 bool report_step_required(const char *step)
 {
 	return streq(step, "preflight") || streq(step, "backup") || streq(step, "verify") || streq(step, "accept");
-}
-
-/* The checks that make up the clone trap: a failure of these alone, with a path still open
- * (fresh install, or a filesystem-aware clone), is the finding "trap", not "no path". A
- * filesystem that cannot be shrunk closes path 2 only: the fresh install remains. */
-static bool clone_trap_check(const char *id)
-{
-	return streq(id, "raw-clone") || streq(id, "gpt-backup-header") || streq(id, "partition-fit") ||
-	       streq(id, "fs-fit");
 }
 
 static size_t jlen(json_object *a)
@@ -50,41 +39,16 @@ static char *first_check(json_object *rec, const char *st)
 
 static bool path_possible(json_object *rec, const char *path)
 {
-	return jget_bool(jget(jget(rec, "paths"), path), "possible");
+	return schema_preflight_path_possible(rec, path);
 }
 
-void report_engine_gates(json_object *accept, bool *run, bool *failed)
-{
-	json_object *gates = jget(accept, "gates"), *flag = jget(accept, "engine_gates_run");
-	size_t engine = 0;
-
-	*failed = false;
-	for (size_t i = 0; i < jlen(gates); i++) {
-		json_object *g = jarray_at(gates, i);
-		const char *name = jget_str(g, "name");
-
-		if (!(name && startswith(name, "engine")) && !streq(jget_str(g, "kind"), "engine"))
-			continue;
-		engine++;
-		if (streq(jget_str(g, "status"), "fail"))
-			*failed = true;
-	}
-	*run = flag ? json_object_get_boolean(flag) : engine > 0;
-}
-
+/* The tarball of a backup, restore or verify record (src/schema.h reads every shape it had). */
 static void backup_fields(json_object *rec, const char **path, const char **sha, uint64_t *bytes, uint64_t *entries)
 {
-	json_object *a = jget(rec, "archive"), *e = jget(rec, "entries");
+	struct schema_archive a;
 
-	*path = NULL, *sha = jget_str(rec, "sha256"), *bytes = jget_u64(rec, "bytes");
-	if (a && json_object_is_type(a, json_type_object)) {
-		*path = jget_str(a, "path");
-		*sha = *sha ?: jget_str(a, "sha256");
-		*bytes = *bytes ?: jget_u64(a, "bytes");
-		e = e ?: jget(a, "entries");
-	} else
-		*path = jget_str(rec, "archive") ?: jget_str(rec, "path");
-	*entries = e && json_object_is_type(e, json_type_array) ? jlen(e) : e ? json_object_get_uint64(e) : 0;
+	schema_archive(rec, &a);
+	*path = a.path, *sha = a.sha256, *bytes = a.bytes, *entries = a.entries;
 }
 
 static char *pass_why(const char *step, json_object *rec)
@@ -102,20 +66,18 @@ static char *pass_why(const char *step, json_object *rec)
 					 fmt_thousands(bytes, a), sha ?: "unknown");
 	}
 	if (streq(step, "accept")) {
-		json_object *gates = jget(rec, "gates");
-		size_t pass = 0;
+		size_t pass, total;
 		bool run, failed;
 
-		for (size_t i = 0; i < jlen(gates); i++)
-			pass += streq(jget_str(jarray_at(gates, i), "status"), "pass");
-		report_engine_gates(rec, &run, &failed);
-		return xasprintf("%zu of %zu gates passed; engine gates %s", pass, jlen(gates),
+		schema_accept_gate_counts(rec, &pass, &total);
+		schema_accept_engine_gates(rec, &run, &failed);
+		return xasprintf("%zu of %zu gates passed; engine gates %s", pass, total,
 				 run ? "run" : "not run (cold-boot 157 K prompt, full bench)");
 	}
 	if (streq(step, "preflight") && jget(rec, "source")) {
-		return xasprintf("source %s B, target %s B; raw clone %s", fmt_thousands(jget_u64(jget(rec, "source"), "size_bytes"), a),
-				 fmt_thousands(jget_u64(jget(rec, "target"), "size_bytes"), b),
-				 path_possible(rec, "raw_clone") ? "possible" : "impossible");
+		return xasprintf("source %s B, target %s B; raw clone %s", fmt_thousands(schema_preflight_source_bytes(rec), a),
+				 fmt_thousands(schema_preflight_target_bytes(rec), b),
+				 path_possible(rec, SCHEMA_PATH_RAW_CLONE) ? "possible" : "impossible");
 	}
 	return xasprintf("%zu checks passed", jlen(checks));
 }
@@ -128,13 +90,13 @@ bool report_preflight_trap(json_object *rec)
 
 	if (!streq(verdict, "fail") && !streq(verdict, REPORT_VERDICT_TRAP))
 		return false;
-	if (!path_possible(rec, "fs_clone") && !path_possible(rec, "fresh_install"))
+	if (!path_possible(rec, SCHEMA_PATH_FS_CLONE) && !path_possible(rec, SCHEMA_PATH_FRESH_INSTALL))
 		return false;
 	for (size_t i = 0; i < jlen(checks); i++) {
 		json_object *c = jarray_at(checks, i);
 		if (streq(jget_str(c, "status"), "fail")) {
 			any = true;
-			only_trap = only_trap && clone_trap_check(jget_str(c, "id"));
+			only_trap = only_trap && schema_clone_trap_check(jget_str(c, "id"));
 		}
 	}
 	return any && only_trap;
@@ -158,7 +120,7 @@ enum status report_judge_step(const char *step, json_object *rec, char **why)
 	if (streq(step, "accept")) {
 		bool run, failed;
 
-		report_engine_gates(rec, &run, &failed);
+		schema_accept_engine_gates(rec, &run, &failed);
 		if (failed && !streq(verdict, "fail")) {
 			*why = xstrdup("an engine gate failed");
 			return ST_FAIL;
@@ -174,9 +136,9 @@ enum status report_judge_step(const char *step, json_object *rec, char **why)
 	}
 	if (streq(step, "preflight") && report_preflight_trap(rec)) {
 		*why = xasprintf("clone trap found, a path exists: raw clone impossible; possible: %s%s%s",
-				 path_possible(rec, "fresh_install") ? "fresh install + restore" : "",
-				 path_possible(rec, "fresh_install") && path_possible(rec, "fs_clone") ? ", " : "",
-				 path_possible(rec, "fs_clone") ? "filesystem-aware clone" : "");
+				 path_possible(rec, SCHEMA_PATH_FRESH_INSTALL) ? "fresh install + restore" : "",
+				 path_possible(rec, SCHEMA_PATH_FRESH_INSTALL) && path_possible(rec, SCHEMA_PATH_FS_CLONE) ? ", " : "",
+				 path_possible(rec, SCHEMA_PATH_FS_CLONE) ? "filesystem-aware clone" : "");
 		return ST_PASS;
 	}
 	*why = first_check(rec, "fail") ?: xasprintf("verdict '%s'", verdict ?: "missing");
@@ -192,8 +154,8 @@ enum report_verdict report_verdict(json_object *steps, json_object *missing, cha
 {
 	_cleanup_free_ char *failed = NULL, *absent = NULL;
 
-	for (size_t i = 0; i < report_known_steps_n; i++) {
-		const char *step = report_known_steps[i];
+	for (size_t i = 0; i < SCHEMA_REPORTED_N; i++) {
+		const char *step = schema_steps[i];
 		json_object *rec = jget(steps, step);
 		_cleanup_free_ char *w = NULL;
 		enum status st = report_judge_step(step, rec, &w);
@@ -211,7 +173,7 @@ enum report_verdict report_verdict(json_object *steps, json_object *missing, cha
 		if (streq(step, "accept") && rec && st != ST_FAIL) {
 			bool run, efailed;
 
-			report_engine_gates(rec, &run, &efailed);
+			schema_accept_engine_gates(rec, &run, &efailed);
 			if (!run) {
 				const char *what = "accept engine gates (cold-boot 157 K prompt, full bench)";
 				if (missing)
@@ -398,7 +360,7 @@ static int record_sha256_jsonc(json_object *rec, char hex[65])
 	return sha256_buf(text, strlen(text), hex);
 }
 
-int report_build(const char *state_dir, json_object **out)
+int report_build(const char *state_dir, json_object **out, const char **failed_step, char **lwhy)
 {
 	json_object *rep = json_object_new_object(), *steps = json_object_new_object();
 	json_object *records = json_object_new_array(), *summary = json_object_new_array();
@@ -414,15 +376,17 @@ int report_build(const char *state_dir, json_object **out)
 	jset_str(rep, "kernel", uname(&u) == 0 ? u.release : NULL);
 	jset_str(rep, "created", now);
 
-	for (size_t i = 0; i < report_known_steps_n; i++) {
-		const char *step = report_known_steps[i];
+	for (size_t i = 0; i < SCHEMA_REPORTED_N; i++) {
+		const char *step = schema_steps[i];
 		_cleanup_free_ char *file = xasprintf("%s/%s.json", state_dir, step), *w = NULL;
 		json_object *rec = NULL, *s = json_object_new_object();
 		char hex[65], fhex[65];
-		int r = record_load(state_dir, step, &rec);
+		int r = record_load_why(state_dir, step, &rec, lwhy);
 		enum status st;
 
 		if (r < 0 && r != -ENOENT) {
+			if (failed_step)
+				*failed_step = step;
 			json_object_put(rep);
 			json_object_put(steps);
 			json_object_put(records);
@@ -452,8 +416,8 @@ int report_build(const char *state_dir, json_object **out)
 	/* The node the records are about (the report may be made elsewhere): preflight's, else the first. */
 	{
 		const char *node = jget_str(jget(steps, "preflight"), "host");
-		for (size_t i = 0; !node && i < report_known_steps_n; i++)
-			node = jget_str(jget(steps, report_known_steps[i]), "host");
+		for (size_t i = 0; !node && i < SCHEMA_REPORTED_N; i++)
+			node = schema_host(jget(steps, schema_steps[i]));
 		jset_str(rep, "node", node);
 	}
 	jset_str(rep, "record_hash", REPORT_RECORD_HASH);
@@ -631,7 +595,7 @@ static void drive_health(json_object *o, json_object *id)
 
 static json_object *drive_old(json_object *pre)
 {
-	json_object *o = json_object_new_object(), *src = jget(pre, "source"), *id = jget(pre, "source_identity");
+	json_object *o = json_object_new_object(), *src = jget(pre, "source"), *id = schema_preflight_identity(pre, false);
 	json_object *ns = judged_ns(id);
 
 	jset_str(o, "from", !pre ? NULL : !id ? "preflight (no drive identity in its record)" :
@@ -656,14 +620,14 @@ static json_object *drive_old(json_object *pre)
  */
 static json_object *drive_new(json_object *pre, json_object *acc, const struct profile *p)
 {
-	json_object *o = json_object_new_object(), *d = jget(acc, "drive"), *tid = jget(pre, "target_identity");
+	json_object *o = json_object_new_object(), *d = schema_accept_drive(acc), *tid = schema_preflight_identity(pre, true);
 	const char *ds = jget_str(d, "serial");
 	bool tmeasured = jget_bool(tid, "nvme"), same = tmeasured && (!d || !ds || streq(ds, jget_str(tid, "serial")));
 	json_object *ns = same ? judged_ns(tid) : NULL;
 
 	if (d) {
 		_cleanup_free_ char *from = xasprintf("accept (sysfs of %s under %s)%s", jget_str(d, "disk") ?: "?",
-						      jget_str(d, "under") ?: jget_str(jget(acc, "target"), "path") ?: "?",
+						      jget_str(d, "under") ?: schema_accept_target_path(acc) ?: "?",
 						      same ? "; class and health: preflight (NVMe controller)" : "");
 		jset_str(o, "from", from);
 		put(o, "device", jget(d, "disk"));
@@ -1139,7 +1103,7 @@ static void text_accept(FILE *f, json_object *rep, json_object *acc)
 		fmt_binary(jget_u64(jget(acc, "target"), "working_set_bytes"), a));
 	text_runs(f, jget(acc, "runs"));
 	text_gates(f, jget(acc, "gates"));
-	report_engine_gates(acc, &run, &failed);
+	schema_accept_engine_gates(acc, &run, &failed);
 	fprintf(f, "  engine gates (cold-boot 157 K prompt, full 97-scenario bench): %s\n",
 		!run ? "NOT RUN" : failed ? "FAILED" : "passed");
 	text_sweep(f, jget(acc, "sweep"), report_accept_of(jget(jget(rep, "reference"), "accept")));
@@ -2182,7 +2146,7 @@ static void html_accept_meta(FILE *f, json_object *acc)
 	fputs(", reading ", f);
 	html_esc(f, jget_str(jget(acc, "target"), "path"));
 	fprintf(f, " (working set %s)", fmt_binary(jget_u64(jget(acc, "target"), "working_set_bytes"), a));
-	report_engine_gates(acc, &run, &failed);
+	schema_accept_engine_gates(acc, &run, &failed);
 	fputs("; engine gates (cold-boot 157 K prompt, full 97-scenario bench): ", f);
 	fprintf(f, "<span class=\"st %s\">%s</span></p>\n", !run ? "st-warn" : failed ? "st-fail" : "st-pass",
 		!run ? "NOT RUN" : failed ? "FAILED" : "PASSED");

@@ -7,13 +7,11 @@
 #include <stdbool.h>
 
 #include "record.h"
+#include "schema.h"
 
 struct profile;
 
-/* The steps a report knows, in the order an operator meets them. */
-extern const char *const report_known_steps[];
-extern const size_t report_known_steps_n;
-/* The steps that must have passed for "accepted". */
+/* The steps a report knows: schema_steps[0 .. SCHEMA_REPORTED_N) (src/schema.h). The steps that must have passed for "accepted". */
 bool report_step_required(const char *step);
 
 /*
@@ -48,10 +46,6 @@ const char *report_step_word(const char *step, json_object *rec, enum status st)
  */
 enum status report_judge_step(const char *step, json_object *rec, char **why);
 
-/* Engine gates of an accept record: run when `engine_gates_run` is true (or, without that field,
- * when gates named "engine..." exist); failed when any of them failed. */
-void report_engine_gates(json_object *accept, bool *run, bool *failed);
-
 enum report_verdict { RV_ACCEPTED, RV_INCOMPLETE, RV_REJECTED };
 const char *report_verdict_name(enum report_verdict v);
 /* The verdict from `steps` ({step: record}); `missing` (an array, may be NULL) gets the names of
@@ -70,8 +64,10 @@ char *report_canonical_json(json_object *v);
  * another tool (then re-signed, as the signature covers bytes) still matches its records. */
 int report_record_sha256(json_object *rec, char hex[65]);
 
-/* Assemble report.json's object from the records in state_dir. */
-int report_build(const char *state_dir, json_object **out);
+/* Assemble report.json's object from the records in state_dir. A record that cannot be read (or
+ * has the wrong shape, src/schema.h) fails it: *failed_step (when not NULL) names the step and
+ * *why (when not NULL; caller frees) says what is wrong, as record_load_why does. */
+int report_build(const char *state_dir, json_object **out, const char **failed_step, char **why);
 /* Check `records[].sha256` against the embedded `steps`: 0 good, -EBADMSG mismatch or no record
  * at all (why set). */
 int report_check_hashes(json_object *report, char **why);

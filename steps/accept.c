@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* accept: the embedded io_uring acceptance harness against the incident's gates, plus engine gates. */
 #include "steps.h"
+#include "schema.h"
 
 #include <fcntl.h>
 #include <liburing.h>
@@ -269,12 +270,12 @@ static int do_run(const struct ctx *ctx, const struct io_target *t, const struct
 	jset_double(run, "mb_s", round((double)io_rate(res.bytes, res.elapsed_ns) / 1e5) / 10.0);
 	lat = json_object_new_object();
 	jset_double(lat, "min", res.hist.count ? us(res.hist.min_ns) : 0);
-	jset_double(lat, "p50", us(hist_quantile(&res.hist, 500000)));
-	jset_double(lat, "p90", us(hist_quantile(&res.hist, 900000)));
-	jset_double(lat, "p99", us(hist_quantile(&res.hist, 990000)));
-	jset_double(lat, "p99_9", us(hist_quantile(&res.hist, 999000)));
-	jset_double(lat, "p99_99", us(hist_quantile(&res.hist, 999900)));
-	jset_double(lat, "max", us(res.hist.max_ns));
+	jset_double(lat, SCHEMA_LAT_P50, us(hist_quantile(&res.hist, 500000)));
+	jset_double(lat, SCHEMA_LAT_P90, us(hist_quantile(&res.hist, 900000)));
+	jset_double(lat, SCHEMA_LAT_P99, us(hist_quantile(&res.hist, 990000)));
+	jset_double(lat, SCHEMA_LAT_P99_9, us(hist_quantile(&res.hist, 999000)));
+	jset_double(lat, SCHEMA_LAT_P99_99, us(hist_quantile(&res.hist, 999900)));
+	jset_double(lat, SCHEMA_LAT_MAX, us(res.hist.max_ns));
 	jset_double(lat, "mean", us(hist_mean(&res.hist)));
 	json_object_object_add(run, "lat_us", lat);
 	jset_u64(run, "over_200ms", res.hist.over_200ms);
@@ -900,7 +901,7 @@ static bool judge_run(struct accept_job *j, const struct plan_run *p, json_objec
 		snprintf(gname, sizeof(gname), "%.31s-errors", p->name);
 		j->harness_pass = false;
 		jset_str(g, "name", gname);
-		jset_str(g, "kind", "harness");
+		jset_str(g, "kind", SCHEMA_GATE_KIND_HARNESS);
 		jset_str(g, "run", p->name);
 		jset_str(g, "status", "fail");
 		jset_u64(g, "threshold", 0);
@@ -933,7 +934,7 @@ static bool judge_run(struct accept_job *j, const struct plan_run *p, json_objec
 			gv[k].pass = false;
 		j->harness_pass &= gv[k].pass;
 		jset_str(g, "name", gv[k].name);
-		jset_str(g, "kind", "harness");
+		jset_str(g, "kind", SCHEMA_GATE_KIND_HARNESS);
 		jset_str(g, "run", p->name);
 		jset_str(g, "status", gv[k].pass ? "pass" : "fail");
 		jset_double(g, "threshold", gv[k].threshold);
@@ -1076,10 +1077,10 @@ static void run_engine_gates(struct accept_job *j)
 
 		json_object_array_add(engine, e);
 		j->nengine++;
-		snprintf(id, sizeof(id), "engine-%.80s", all[i]->name);
+		snprintf(id, sizeof(id), SCHEMA_GATE_ENGINE_PREFIX "%.80s", all[i]->name);
 		g = json_object_new_object();
 		jset_str(g, "name", id);
-		jset_str(g, "kind", "engine");
+		jset_str(g, "kind", SCHEMA_GATE_KIND_ENGINE);
 		jset_str(g, "status", pass ? "pass" : "fail");
 		jset_str(g, "threshold", "exit 0");
 		json_object_object_add(g, "measured", json_object_get(jget(e, "exit_code")));

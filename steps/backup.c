@@ -2,6 +2,7 @@
 /* backup: the node's irreplaceable config (controller.key, ~/.ssh, netplan, fstab, hosts) as a
  * verified gzip pax tarball with a manifest, written atomically, optionally copied off the drive. */
 #include "steps.h"
+#include "schema.h"
 #include "tarball.h"
 #include "size.h"
 
@@ -90,7 +91,7 @@ static void check_location(struct ctx *ctx, struct record *rec, const char *out,
 	/* source.device is the namespace when preflight was given the controller (/dev/nvme0, a
 	 * character device); source.path is the block device otherwise */
 	if (record_load(ctx->state_dir, "preflight", &pf) == 0)
-		src = jget_str(jget(pf, "source"), "device") ?: jget_str(jget(pf, "source"), "path");
+		src = schema_preflight_source_device(pf);
 	if (src && stat(src, &ss) == 0 && S_ISBLK(ss.st_mode))
 		srcd = whole_disk(ss.st_rdev);
 	bad = on_replaced_drive(dirname(dir), rs.st_dev, rootd, srcd, &here, &same_src);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* clone: path 2 on real disks (or image files), the same executor as plan --rehearse. */
 #include "steps.h"
+#include "schema.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -132,9 +133,9 @@ static void clone_done(void *ud, size_t i, const struct plan_action *a, int r, d
 /* Whether the saved plan was made for this source: by identity (ident.h), never by the text of
  * the path ("./disk.img" and "disk.img" are one file, /dev/loop0 over it too). A record from
  * before identities were saved is matched through its path, opened now. */
-static bool plan_is_for(json_object *src, const char *key)
+static bool plan_is_for(json_object *plan, const char *key)
 {
-	const char *saved = jget_str(src, "identity"), *path = jget_str(src, "path");
+	const char *saved = schema_plan_source_identity(plan), *path = schema_plan_source_path(plan);
 	_cleanup_free_ char *now = NULL;
 	_cleanup_close_ int fd = -1;
 
@@ -158,10 +159,8 @@ static int expected_fingerprint(struct ctx *ctx, const struct clone_args *a, con
 
 	*checked = false;
 	if (!want && record_load(ctx->state_dir, "plan", &saved) == 0) {
-		json_object *src = jget(jget(saved, "plan"), "source");
-
-		if (plan_is_for(src, key)) {
-			uint64_t planned = jget_u64(jget(jget(saved, "plan"), "target"), "size_bytes");
+		if (plan_is_for(saved, key)) {
+			uint64_t planned = schema_plan_target_bytes(saved);
 			char b[2][32];
 
 			if (planned && p->tgt_geo.bytes < planned)
@@ -169,9 +168,9 @@ static int expected_fingerprint(struct ctx *ctx, const struct clone_args *a, con
 						 "the target '%s' is %s bytes, smaller than the %s bytes the plan needs; "
 						 "name the drive the plan was made for, or plan again",
 						 a->target, fmt_thousands(p->tgt_geo.bytes, b[0]), fmt_thousands(planned, b[1]));
-			want = jget_str(jget(saved, "plan"), "fingerprint");
+			want = schema_plan_fingerprint(saved);
 			/* a saved plan whose shrink already ran matches the shrunk fingerprint too */
-			if (want && streq(jget_str(jget(saved, "plan"), "fingerprint_shrunk"), p->fingerprint))
+			if (want && streq(schema_plan_fingerprint_shrunk(saved), p->fingerprint))
 				want = p->fingerprint;
 		}
 	}

@@ -3,6 +3,7 @@
  * like the incident's dgx4-vs-dgx5 table: how a candidate drive is judged against a reference node. */
 #include "steps.h"
 #include "report.h"
+#include "schema.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -25,8 +26,9 @@ const struct step step_compare = {
 /* The largest compare input: a report embeds every record (a few MiB at most). */
 #define COMPARE_MAX_BYTES (256u << 20)
 
-/* A compare input: an accept record, or a report embedding one. Everything read from it later goes
- * through typed lookups, so a field of the wrong type reads as absent instead of aborting. */
+/* A compare input: an accept record, or a report embedding one. The record is checked as a loaded
+ * record is (its envelope, then the keys src/schema.h declares), so a field of the wrong type is
+ * refused with its name; what is read later still goes through typed lookups. */
 static int load_doc(struct ctx *ctx, const char *path, json_object **doc, json_object **acc)
 {
 	_cleanup_free_ char *text = NULL, *why = NULL;
@@ -48,17 +50,16 @@ static int load_doc(struct ctx *ctx, const char *path, json_object **doc, json_o
 		else if (!jget_object(jget_object(*doc, "steps"), "accept"))
 			r = set_why(&why, -EBADMSG, "the report holds no accept record");
 		else
-			r = record_check_envelope(jget(jget(*doc, "steps"), "accept"), "accept", &why);
-		if (r == 0)
 			*acc = jget(jget(*doc, "steps"), "accept");
-	} else {
-		r = record_check_envelope(*doc, "accept", &why);
-		if (r == 0)
-			*acc = *doc;
-	}
+	} else
+		*acc = *doc;
+	if (r == 0)
+		r = record_check_envelope(*acc, "accept", &why);
+	if (r == 0)
+		r = schema_validate("accept", *acc, &why);
 	if (r < 0) {
 		json_object_put(*doc);
-		*doc = NULL;
+		*doc = *acc = NULL;
 		return ctx_error(ctx, EXIT_FAILED, "'%s' is neither an accept record nor a report holding one: %s; pass "
 				 "STATE/accept.json or report.json", path, why);
 	}
@@ -77,7 +78,7 @@ static json_object *find_named(json_object *acc, const char *list, const char *n
 
 static json_object *find_run(json_object *acc, const char *name)
 {
-	return find_named(acc, "runs", name);
+	return schema_accept_run(acc, name);
 }
 
 static json_object *find_gate(json_object *acc, const char *name)
@@ -87,12 +88,15 @@ static json_object *find_gate(json_object *acc, const char *name)
 
 static json_object *side(json_object *run)
 {
-	json_object *o = json_object_new_object(), *lat = jget_object(run, "lat_us");
+	json_object *o = json_object_new_object();
+	double p50 = 0, p99_9 = 0;
 
+	schema_run_lat_us(run, SCHEMA_LAT_P50, &p50);
+	schema_run_lat_us(run, SCHEMA_LAT_P99_9, &p99_9);
 	jset_double(o, "iops", jget_double(run, "iops"));
 	jset_double(o, "mb_s", jget_double(run, "mb_s"));
-	jset_double(o, "p50_us", jget_double(lat, "p50"));
-	jset_double(o, "p99_9_us", jget_double(lat, "p99_9"));
+	jset_double(o, "p50_us", p50);
+	jset_double(o, "p99_9_us", p99_9);
 	return o;
 }
 
@@ -127,24 +131,24 @@ static json_object *names_of(json_object *a, json_object *b, const char *list)
 
 static void gate_check(struct record *rec, const char *id, const char *label, json_object *acc)
 {
-	json_object *gates = jget_array(acc, "gates");
+	json_object *gates = schema_accept_gates(acc);
 	size_t n = jarray_len(gates), pass = 0;
 	_cleanup_free_ char *failed = NULL;
 	bool run, efailed;
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *g = jarray_at(gates, i);
-		if (streq(jget_str(g, "status"), "pass"))
+		if (streq(schema_gate_status(g), "pass"))
 			pass++;
-		else if (streq(jget_str(g, "status"), "fail")) {
-			char *x = xasprintf("%s%s%s", failed ?: "", failed ? ", " : "", jget_str(g, "name") ?: "?");
+		else if (streq(schema_gate_status(g), "fail")) {
+			char *x = xasprintf("%s%s%s", failed ?: "", failed ? ", " : "", schema_gate_name(g) ?: "?");
 			free(failed);
 			failed = x;
 		}
 	}
-	report_engine_gates(acc, &run, &efailed);
+	schema_accept_engine_gates(acc, &run, &efailed);
 	record_check(rec, id, failed ? ST_FAIL : ST_PASS, "%s (%s): %zu of %zu gates passed%s%s; engine gates %s", label,
-		     jget_str(acc, "host") ?: "?", pass, n, failed ? ", failed: " : "", failed ?: "",
+		     schema_host(acc) ?: "?", pass, n, failed ? ", failed: " : "", failed ?: "",
 		     run ? (efailed ? "failed" : "passed") : "not run");
 }
 

@@ -5,6 +5,7 @@
 #include "steps.h"
 #include "nodes.h"
 #include "report.h"
+#include "schema.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -34,7 +35,7 @@ static json_object *run_names(const struct node_set *set)
 	json_object *names = json_object_new_array();
 
 	for (size_t i = 0; i < set->nnodes; i++) {
-		json_object *runs = jget_array(set->nodes[i].accept, "runs");
+		json_object *runs = schema_accept_runs(set->nodes[i].accept);
 		for (size_t k = 0; runs && k < json_object_array_length(runs); k++) {
 			const char *n = jget_str(jarray_at(runs, k), "name");
 			bool seen = false;
@@ -49,12 +50,7 @@ static json_object *run_names(const struct node_set *set)
 
 static json_object *find_run(json_object *acc, const char *name)
 {
-	json_object *runs = jget_array(acc, "runs");
-
-	for (size_t i = 0; runs && i < json_object_array_length(runs); i++)
-		if (streq(jget_str(jarray_at(runs, i), "name"), name))
-			return jarray_at(runs, i);
-	return NULL;
+	return schema_accept_run(acc, name);
 }
 
 /* The figures of one run, numbers only where the record has numbers. */
@@ -72,9 +68,9 @@ static json_object *run_figures(json_object *run)
 		jset_double(o, "iops", v);
 	if (jnum(run, "mb_s", &v))
 		jset_double(o, "mb_s", v);
-	if (jnum(lat, "p50", &v))
+	if (jnum(lat, SCHEMA_LAT_P50, &v))
 		jset_double(o, "p50_us", v);
-	if (jnum(lat, "p99_9", &v))
+	if (jnum(lat, SCHEMA_LAT_P99_9, &v))
 		jset_double(o, "p99_9_us", v);
 	return o;
 }
@@ -94,14 +90,14 @@ static void ratio(json_object *o, const char *key, json_object *ref, const char 
 static json_object *accept_view(const struct node *n, const struct node *ref, json_object *names)
 {
 	json_object *o = json_object_new_object(), *runs = json_object_new_array(), *failed = json_object_new_array();
-	json_object *gates = jget_array(n->accept, "gates"), *d = jget_object(n->accept, "drive"), *t = jget_object(n->accept, "target");
+	json_object *gates = schema_accept_gates(n->accept), *d = schema_accept_drive(n->accept), *t = jget_object(n->accept, "target");
 	size_t total = 0, passed = 0;
 	bool run, efailed;
 	double v;
 
-	jset_str(o, "verdict", jget_str(n->accept, "verdict"));
-	jset_str(o, "finished", jget_str(n->accept, "finished"));
-	jset_str(o, "device", jget_str(t, "path"));
+	jset_str(o, "verdict", schema_verdict(n->accept));
+	jset_str(o, "finished", schema_finished(n->accept));
+	jset_str(o, "device", schema_accept_target_path(n->accept));
 	jset_str(o, "model", jget_str(d, "model"));
 	if (jnum(t, "working_set_bytes", &v))
 		jset_double(o, "working_set_bytes", v);
@@ -124,16 +120,16 @@ static json_object *accept_view(const struct node *n, const struct node *ref, js
 	json_object_object_add(o, "runs", runs);
 	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
 		json_object *g = jarray_at(gates, i);
-		const char *st = jget_str(g, "status");
+		const char *st = schema_gate_status(g);
 		if (!streq(st, "pass") && !streq(st, "fail"))
 			continue;
 		total++;
 		if (streq(st, "pass"))
 			passed++;
 		else
-			json_object_array_add(failed, json_object_new_string(jget_str(g, "name") ?: "?"));
+			json_object_array_add(failed, json_object_new_string(schema_gate_name(g) ?: "?"));
 	}
-	report_engine_gates(n->accept, &run, &efailed);
+	schema_accept_engine_gates(n->accept, &run, &efailed);
 	{
 		json_object *go = json_object_new_object();
 		jset_u64(go, "passed", passed);

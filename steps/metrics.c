@@ -5,6 +5,7 @@
 #include "steps.h"
 #include "nodes.h"
 #include "report.h"
+#include "schema.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -266,11 +267,11 @@ static void drive(struct family *fams, const struct ids *id, const char *role, j
 static void preflight(struct family *fams, const char *host, json_object *pf)
 {
 	json_object *src = jget_object(pf, "source"), *tgt = jget_object(pf, "target"), *paths = jget_object(pf, "paths");
-	json_object *sid = jget_object(pf, "source_identity"), *tid = jget_object(pf, "target_identity");
+	json_object *sid = schema_preflight_identity(pf, false), *tid = schema_preflight_identity(pf, true);
 	struct ids s = { host, jget_str(src, "path"), jget_str(src, "serial") ?: jget_str(sid, "serial"),
 			 jget_str(src, "model") ?: jget_str(sid, "model") };
 	struct ids t = { host, jget_str(tgt, "path"), jget_str(tid, "serial"), jget_str(tid, "model") };
-	static const char *const path_names[] = { "raw_clone", "fs_clone", "fresh_install" };
+	static const char *const path_names[] = { SCHEMA_PATH_RAW_CLONE, SCHEMA_PATH_FS_CLONE, SCHEMA_PATH_FRESH_INSTALL };
 
 	finished(fams, &s, pf, "preflight");
 	stateset(fams, F_PF_VERDICT, &s, "verdict", jget_str(pf, "verdict"), verdicts);
@@ -292,7 +293,7 @@ static void preflight(struct family *fams, const char *host, json_object *pf)
 
 static void accept_ids(const char *host, json_object *acc, struct ids *id)
 {
-	json_object *d = jget_object(acc, "drive"), *t = jget_object(acc, "target");
+	json_object *d = schema_accept_drive(acc), *t = jget_object(acc, "target");
 
 	*id = (struct ids){ host, jget_str(d, "disk") ?: jget_str(t, "device") ?: jget_str(t, "path"),
 			    jget_str(d, "serial"), jget_str(d, "model") };
@@ -300,9 +301,9 @@ static void accept_ids(const char *host, json_object *acc, struct ids *id)
 
 static void accept(struct family *fams, const char *host, json_object *acc)
 {
-	json_object *runs = jget_array(acc, "runs"), *gates = jget_array(acc, "gates"), *eg = jget(acc, "engine_gates_run");
+	json_object *runs = schema_accept_runs(acc), *gates = schema_accept_gates(acc), *eg = jget(acc, "engine_gates_run");
 	static const struct { const char *key, *q; } pct[] = {
-		{ "p50", "0.5" }, { "p90", "0.9" }, { "p99", "0.99" }, { "p99_9", "0.999" },
+		{ SCHEMA_LAT_P50, "0.5" }, { SCHEMA_LAT_P90, "0.9" }, { SCHEMA_LAT_P99, "0.99" }, { SCHEMA_LAT_P99_9, "0.999" },
 	};
 	struct ids id;
 
@@ -338,7 +339,7 @@ static void accept(struct family *fams, const char *host, json_object *acc)
 	}
 	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
 		json_object *g = jarray_at(gates, i);
-		const char *name = jget_str(g, "name"), *st = jget_str(g, "status");
+		const char *name = schema_gate_name(g), *st = schema_gate_status(g);
 
 		if (name && (streq(st, "pass") || streq(st, "fail")))
 			sample(fams, F_ACC_GATE, NULL, &id, streq(st, "pass"), "gate", name, NULL);

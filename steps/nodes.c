@@ -6,6 +6,7 @@
 #include <math.h>
 
 #include "record.h"
+#include "schema.h"
 #include "util.h"
 
 /* A record or report larger than this is not one swaptool wrote (real ones are under 1 MiB). */
@@ -41,10 +42,10 @@ json_object *node_drive_class(json_object *preflight, const char *side)
 
 	for (size_t i = 0; checks && i < json_object_array_length(checks); i++) {
 		json_object *c = jarray_at(checks, i);
-		if (streq(jget_str(c, "id"), "drive-class") && jget_object(c, side))
+		if (streq(jget_str(c, "id"), SCHEMA_CHECK_DRIVE_CLASS) && jget_object(c, side))
 			return jget_object(c, side);
 	}
-	return jget_object(jget_object(preflight, streq(side, "source") ? "source_identity" : "target_identity"), "class");
+	return jget_object(schema_preflight_identity(preflight, !streq(side, "source")), "class");
 }
 
 static struct node *node_of(struct node_set *set, const char *host)
@@ -65,7 +66,7 @@ static struct node *node_of(struct node_set *set, const char *host)
 /* Keep the newer of two records of one step (ISO 8601 UTC times compare as text). */
 static void keep_newer(json_object **slot, json_object *rec)
 {
-	const char *a = *slot ? jget_str(*slot, "finished") : NULL, *b = jget_str(rec, "finished");
+	const char *a = *slot ? schema_finished(*slot) : NULL, *b = schema_finished(rec);
 
 	if (!*slot || (b && (!a || strcmp(b, a) >= 0)))
 		*slot = rec;
@@ -145,8 +146,8 @@ int nodes_add_file(struct ctx *ctx, struct node_set *set, const char *path)
 		keep_newer(&n->accept, doc);
 	else if (streq(step, "report")) {
 		/* the report step's own record: its verdict, not the records (report.json has those) */
-		if (!n->report_verdict && jget_str(doc, "report_verdict")) {
-			n->report_verdict = xstrdup(jget_str(doc, "report_verdict"));
+		if (!n->report_verdict && schema_report_verdict(doc)) {
+			n->report_verdict = xstrdup(schema_report_verdict(doc));
 			n->report_signed = jget_object(doc, "signer") != NULL;
 		}
 	} else {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* preflight: the source drive against the target, to the byte; which migration paths are possible. */
 #include "steps.h"
+#include "schema.h"
 #include "disk.h"
 #include "layout.h"
 #include "report.h"
@@ -163,7 +164,7 @@ static void add_paths(struct ctx *ctx, const struct preflight_args *a, const str
 	if (!l->raw_clone_possible)
 		jset_str(raw, "reason", l->lba_size_differs ? "the target's LBA size differs from the source's"
 							    : "the target is smaller than the source");
-	json_object_object_add(paths, "raw_clone", raw);
+	json_object_object_add(paths, SCHEMA_PATH_RAW_CLONE, raw);
 
 	jset_bool(fsc, "possible", l->fs_clone_possible);
 	jset_str(fsc, "reason", l->fs_clone_possible ? NULL : l->fs_clone_why);
@@ -183,7 +184,7 @@ static void add_paths(struct ctx *ctx, const struct preflight_args *a, const str
 		json_object_array_add(parts, p);
 	}
 	json_object_object_add(fsc, "partitions", parts);
-	json_object_object_add(paths, "fs_clone", fsc);
+	json_object_object_add(paths, SCHEMA_PATH_FS_CLONE, fsc);
 
 	/* A fresh install is always possible; its cost is the re-fetchable stores, its risk the rest. */
 	jset_bool(fresh, "possible", true);
@@ -195,10 +196,10 @@ static void add_paths(struct ctx *ctx, const struct preflight_args *a, const str
 	jset_u64(fresh, "irreplaceable_bytes", tree_bytes(l, live, &ctx->profile->backup_paths, home, keep));
 	json_object_object_add(fresh, "refetchable", refetch);
 	json_object_object_add(fresh, "irreplaceable", keep);
-	json_object_object_add(paths, "fresh_install", fresh);
+	json_object_object_add(paths, SCHEMA_PATH_FRESH_INSTALL, fresh);
 
 	/* a raw clone copies an invalid table as it is: not a recommendation */
-	jset_str(paths, "recommended", l->raw_clone_possible && !l->table_problems ? "raw_clone" : "fresh_install");
+	jset_str(paths, "recommended", l->raw_clone_possible && !l->table_problems ? SCHEMA_PATH_RAW_CLONE : SCHEMA_PATH_FRESH_INSTALL);
 	json_object_object_add(root, "paths", paths);
 }
 
@@ -210,14 +211,14 @@ static void add_checks(struct record *rec, const struct layout *l)
 	json_object *c;
 
 	if (l->raw_clone_possible)
-		c = record_check(rec, "raw-clone", ST_PASS, "a raw clone fits: the target is %s B larger",
+		c = record_check(rec, SCHEMA_CHECK_RAW_CLONE, ST_PASS, "a raw clone fits: the target is %s B larger",
 				 fmt_thousands((uint64_t)l->delta_bytes, b1));
 	else if (l->delta_bytes < 0)
-		c = record_check(rec, "raw-clone", ST_FAIL,
+		c = record_check(rec, SCHEMA_CHECK_RAW_CLONE, ST_FAIL,
 				 "a raw clone cannot fit: the target is %s B (%s) smaller than the source",
 				 fmt_thousands((uint64_t)-l->delta_bytes, b1), fmt_decimal((uint64_t)-l->delta_bytes, b2));
 	else
-		c = record_check(rec, "raw-clone", ST_FAIL,
+		c = record_check(rec, SCHEMA_CHECK_RAW_CLONE, ST_FAIL,
 				 "a raw clone is invalid: the target has %u-byte LBAs, the source %u-byte; the GPT is in LBAs",
 				 tg->lba_size, sg->lba_size);
 	jset_i64(c, "delta_bytes", l->delta_bytes);
@@ -244,7 +245,7 @@ static void add_checks(struct record *rec, const struct layout *l)
 				 : src_backup_byte == tgt_last_byte   ? ST_PASS
 								      : ST_WARN;
 
-		c = record_check(rec, "gpt-backup-header", st,
+		c = record_check(rec, SCHEMA_CHECK_GPT_BACKUP_HEADER, st,
 				 st == ST_FAIL   ? "the source's backup GPT header at LBA %s lies past the target's last LBA %s"
 				 : st == ST_WARN ? "the source's backup GPT header at LBA %s is not at the target's last LBA %s: "
 						   "a copied table needs 'sgdisk -e'"
@@ -262,7 +263,7 @@ static void add_checks(struct record *rec, const struct layout *l)
 				     "the backup GPT header at LBA %s is corrupt; the primary is good: 'sgdisk -e' rewrites it",
 				     fmt_thousands(t->backup_header_lba, b1));
 	} else
-		record_check(rec, "gpt-backup-header", ST_SKIP, "the source has %s",
+		record_check(rec, SCHEMA_CHECK_GPT_BACKUP_HEADER, ST_SKIP, "the source has %s",
 			     t->kind == PT_DOS ? "an MBR table: no backup header" : "no partition table");
 
 	json_object *crossing = json_object_new_array();
@@ -283,10 +284,10 @@ static void add_checks(struct record *rec, const struct layout *l)
 		names = n;
 	}
 	if (names)
-		c = record_check(rec, "partition-fit", ST_FAIL, "%s, past the target's last usable LBA %s", names,
+		c = record_check(rec, SCHEMA_CHECK_PARTITION_FIT, ST_FAIL, "%s, past the target's last usable LBA %s", names,
 				 fmt_thousands(tg->last_usable_lba, b2));
 	else
-		c = record_check(rec, "partition-fit", ST_PASS, "every partition ends within the target's last usable LBA %s",
+		c = record_check(rec, SCHEMA_CHECK_PARTITION_FIT, ST_PASS, "every partition ends within the target's last usable LBA %s",
 				 fmt_thousands(tg->last_usable_lba, b2));
 	json_object_object_add(c, "partitions", crossing);
 	jset_u64(c, "target_last_usable_lba", tg->last_usable_lba);
@@ -296,7 +297,7 @@ static void add_checks(struct record *rec, const struct layout *l)
 
 		for (size_t i = 0; i < t->nparts; i++)
 			if (l->fit[i].crosses_end && l->fs[i].is_ext) {
-				c = record_check(rec, "fs-fit", ST_PASS,
+				c = record_check(rec, SCHEMA_CHECK_FS_FIT, ST_PASS,
 						 "p%u's data fits: minimum %s blocks, the target leaves room for %s blocks of %u B",
 						 t->parts[i].number, fmt_thousands(l->fs[i].ext.min_blocks, b1),
 						 fmt_thousands(l->fit[i].new_block_count, b2), l->fs[i].ext.block_size);
@@ -305,12 +306,12 @@ static void add_checks(struct record *rec, const struct layout *l)
 				shrink = true;
 			}
 		if (!shrink)
-			record_check(rec, "fs-fit", ST_PASS, "every filesystem fits the target as it is");
+			record_check(rec, SCHEMA_CHECK_FS_FIT, ST_PASS, "every filesystem fits the target as it is");
 	} else if (l->raw_clone_possible)
-		record_check(rec, "fs-fit", ST_SKIP, "not needed, a raw clone fits (a filesystem-aware clone would not: %s)",
+		record_check(rec, SCHEMA_CHECK_FS_FIT, ST_SKIP, "not needed, a raw clone fits (a filesystem-aware clone would not: %s)",
 			     l->fs_clone_why);
 	else
-		record_check(rec, "fs-fit", ST_FAIL, "a filesystem-aware clone is not possible: %s", l->fs_clone_why);
+		record_check(rec, SCHEMA_CHECK_FS_FIT, ST_FAIL, "a filesystem-aware clone is not possible: %s", l->fs_clone_why);
 
 	if (l->lba_size_differs)
 		record_check(rec, "lba-format", ST_WARN,

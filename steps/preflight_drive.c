@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* preflight's drive part: identity, health and class of the source (and target) NVMe drives. */
 #include "steps.h"
+#include "schema.h"
 #include "disk.h"
 #include "drives.h"
 #include "nvme.h"
@@ -273,10 +274,10 @@ static void class_check(struct record *rec, struct side *src, struct side *tgt)
 		summary = part;
 	}
 	if (!any) {
-		c = record_check(rec, "drive-class", ST_SKIP, "%s", src->unknown ? src->unknown : "no drive identity");
+		c = record_check(rec, SCHEMA_CHECK_DRIVE_CLASS, ST_SKIP, "%s", src->unknown ? src->unknown : "no drive identity");
 		return;
 	}
-	c = record_check(rec, "drive-class", st, "%s", summary);
+	c = record_check(rec, SCHEMA_CHECK_DRIVE_CLASS, st, "%s", summary);
 	free(summary);
 	json_object_object_add(c, "source", src->have_class ? class_json(src) : NULL);
 	json_object_object_add(c, "target", tgt && tgt->have_class ? class_json(tgt) : NULL);

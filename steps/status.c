@@ -20,18 +20,15 @@ const struct step step_status = {
 	.flags = 0,
 };
 
-/* Path 1 of docs/incident.md (recommended) and path 2. */
-static const char *const path_fresh[] = { "preflight", "backup", "restore", "verify", "accept", "report", NULL };
-static const char *const path_clone[] = { "preflight", "backup", "plan", "clone", "verify", "accept", "report", NULL };
-
 static char *command_for(const char *step, json_object *pre, json_object *backup)
 {
-	const char *src = jget_str(jget(pre, "source"), "path") ?: "/dev/nvme0";
-	const char *spec = jget_str(jget(pre, "target"), "spec") ?: "SIZE|DEVICE";
-	json_object *a = jget(backup, "archive");
-	const char *tar = a && json_object_is_type(a, json_type_object) ? jget_str(a, "path") : jget_str(backup, "archive");
+	const char *src = schema_preflight_source_path(pre) ?: "/dev/nvme0";
+	const char *spec = schema_preflight_target_spec(pre) ?: "SIZE|DEVICE";
+	struct schema_archive a;
+	const char *tar;
 
-	tar = tar ?: "TARBALL";
+	schema_archive(backup, &a);
+	tar = a.path ?: "TARBALL";
 	if (streq(step, "preflight"))
 		return xstrdup("swaptool preflight /dev/nvme0 --target SIZE|DEVICE|IMAGE   (the new drive's bytes, e.g. 2000398934016)");
 	if (streq(step, "backup"))
@@ -49,145 +46,193 @@ static char *command_for(const char *step, json_object *pre, json_object *backup
 	return xstrdup("swaptool report --key FILE --identity NAME");
 }
 
-int step_status_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+/* What status works from: every step's record (NULL where it has not run), the path, the rows. */
+struct status_job {
+	struct ctx *ctx;
+	struct record *rec;
+	json_object *recs[SS_N];
+	const char *path_arg, *path_from;
+	json_object *steps, *next;
+};
+
+static void status_job_free(struct status_job *j)
 {
-	const char *path_arg = NULL, *path_from = "option";
-	const char *const *seq;
-	json_object *recs[16] = { 0 }, *steps, *next = NULL, *report_rec = NULL;
-	const char *names[16];
-	size_t n = 0;
-	int c, r;
+	for (size_t i = 0; i < SS_N; i++)
+		json_object_put(j->recs[i]);
+}
+
+/* Options: --path. 0, or the exit code of a usage error. */
+static int parse_args(struct status_job *j, int argc, char **argv)
+{
+	int c;
 
 	while ((c = getopt_long(argc, argv, "", status_options, NULL)) != -1) {
 		switch (c) {
-		case 'p': path_arg = optarg; break;
-		default: return step_bad_option(ctx, argc, argv);
+		case 'p': j->path_arg = optarg; break;
+		default: return step_bad_option(j->ctx, argc, argv);
 		}
 	}
 	if (optind < argc)
-		return ctx_error(ctx, EXIT_USAGE, "unexpected argument '%s'; see 'swaptool help status'", argv[optind]);
-	if (path_arg && !streq(path_arg, "fresh") && !streq(path_arg, "clone"))
-		return ctx_error(ctx, EXIT_USAGE, "bad --path '%s': 'fresh' (install + restore) or 'clone' (filesystem-aware clone)",
-				 path_arg);
+		return ctx_error(j->ctx, EXIT_USAGE, "unexpected argument '%s'; see 'swaptool help status'", argv[optind]);
+	if (j->path_arg && !streq(j->path_arg, "fresh") && !streq(j->path_arg, "clone"))
+		return ctx_error(j->ctx, EXIT_USAGE, "bad --path '%s': 'fresh' (install + restore) or 'clone' (filesystem-aware clone)",
+				 j->path_arg);
+	return 0;
+}
 
-	for (size_t i = 0; i <= report_known_steps_n; i++) {
-		const char *step = i < report_known_steps_n ? report_known_steps[i] : "report";
-		json_object *o = NULL;
+/* Every step's record; a damaged one (of the wrong shape too: src/schema.h) is an error that names
+ * it, since guessing past it would misstate where the swap stands. 0, or the exit code. */
+static int load_records(struct status_job *j)
+{
+	for (size_t i = 0; i < SS_N; i++) {
 		_cleanup_free_ char *lwhy = NULL;
+		int r = record_load_why(j->ctx->state_dir, schema_steps[i], &j->recs[i], &lwhy);
 
-		r = record_load_why(ctx->state_dir, step, &o, &lwhy);
-		if (r < 0 && r != -ENOENT) {
-			for (size_t j = 0; j < n; j++)
-				json_object_put(recs[j]);
-			return ctx_error(ctx, EXIT_FAILED, "cannot read the record '%s/%s.json': %s; move it away or rerun '%s'",
-					 ctx->state_dir, step, lwhy, step);
-		}
-		names[n] = step;
-		recs[n++] = o;
-		if (streq(step, "report"))
-			report_rec = o;
+		if (r < 0 && r != -ENOENT)
+			return ctx_error(j->ctx, EXIT_FAILED, "cannot read the record '%s/%s.json': %s; move it away or rerun '%s'",
+					 j->ctx->state_dir, schema_steps[i], lwhy, schema_steps[i]);
 	}
-#define REC(name) ({ json_object *_o = NULL; for (size_t _i = 0; _i < n; _i++) if (streq(names[_i], name)) _o = recs[_i]; _o; })
-	/* The chosen path: --path, else the records (a clone or a restore says which was taken), else
-	 * preflight's possible paths, else path 1, the incident's recommendation. */
-	if (!path_arg) {
-		json_object *pre = REC("preflight");
-		path_from = "records";
-		if (REC("clone"))
-			path_arg = "clone";
-		else if (REC("restore"))
-			path_arg = "fresh";
-		else if (pre && jget(jget(pre, "paths"), "fresh_install") &&
-			 !jget_bool(jget(jget(pre, "paths"), "fresh_install"), "possible") &&
-			 jget_bool(jget(jget(pre, "paths"), "fs_clone"), "possible"))
-			path_arg = "clone";
-		else {
-			path_arg = "fresh";
-			path_from = "default";
-		}
+	return 0;
+}
+
+/* The chosen path: --path, else the records (a clone or a restore says which was taken), else
+ * preflight's possible paths, else path 1, the incident's recommendation. */
+static void choose_path(struct status_job *j)
+{
+	json_object *pre = j->recs[SS_PREFLIGHT];
+
+	j->path_from = "option";
+	if (j->path_arg)
+		return;
+	j->path_from = "records";
+	if (j->recs[SS_CLONE])
+		j->path_arg = "clone";
+	else if (j->recs[SS_RESTORE])
+		j->path_arg = "fresh";
+	else if (schema_preflight_path_known(pre, SCHEMA_PATH_FRESH_INSTALL) &&
+		 !schema_preflight_path_possible(pre, SCHEMA_PATH_FRESH_INSTALL) &&
+		 schema_preflight_path_possible(pre, SCHEMA_PATH_FS_CLONE))
+		j->path_arg = "clone";
+	else {
+		j->path_arg = "fresh";
+		j->path_from = "default";
 	}
-	seq = streq(path_arg, "clone") ? path_clone : path_fresh;
+}
 
-	steps = json_object_new_array();
-	for (size_t i = 0; i < n; i++) {
-		const char *step = names[i];
-		bool on_path = false;
-		_cleanup_free_ char *why = NULL;
-		json_object *s, *o = recs[i];
-		enum status st;
-		const char *state;
-		bool engine_missing = false;
+static bool on_path(const char *path, const char *step)
+{
+	/* path 1 of docs/incident.md (recommended) skips plan and clone; path 2 skips restore */
+	if (streq(path, "clone"))
+		return !streq(step, "restore");
+	return !streq(step, "plan") && !streq(step, "clone");
+}
 
-		for (const char *const *p = seq; *p; p++)
-			on_path = on_path || streq(*p, step);
-		if (!on_path && !o)
-			continue;
-		if (streq(step, "report")) {
-			const char *rv = jget_str(o, "report_verdict");
-			st = !o ? ST_SKIP : streq(rv, "accepted") ? ST_PASS : streq(rv, "rejected") ? ST_FAIL : ST_WARN;
-			why = o ? xasprintf("%s: %s", rv ?: "?", jget_str(o, "why") ?: "") : xstrdup("not run");
-		} else
-			st = report_judge_step(step, o, &why);
-		if (streq(step, "accept") && o && st != ST_FAIL) {
-			bool run, failed;
-			report_engine_gates(o, &run, &failed);
-			if (!run) {
-				st = ST_WARN;
-				engine_missing = true;
-			}
-		}
-		state = !o ? "missing" : st == ST_FAIL ? "failed" : st == ST_WARN ? "warn" :
-			streq(report_step_word(step, o, st), REPORT_VERDICT_TRAP) ? REPORT_VERDICT_TRAP : "done";
-		s = json_object_new_object();
-		jset_str(s, "step", step);
-		jset_str(s, "state", state);
-		jset_str(s, "verdict", jget_str(o, "verdict"));
-		jset_str(s, "finished", jget_str(o, "finished"));
-		jset_str(s, "host", jget_str(o, "host"));
-		jset_bool(s, "on_path", on_path);
-		jset_str(s, "why", why);
-		json_object_array_add(steps, s);
-		record_check(rec, step, o ? st : ST_SKIP, "%s", why);
+/* One step's judgement: report's own record by its report verdict, the others as the report judges
+ * them; accept without the engine gates is at most a warning. */
+static enum status judge(json_object *o, size_t ss, char **why, bool *engine_missing)
+{
+	enum status st;
 
-		if (next || !on_path)
-			continue;
-		_cleanup_free_ char *cmd = NULL, *nwhy = NULL;
-		if (!o)
-			nwhy = xasprintf("'%s' has not run", step);
-		else if (st == ST_FAIL && !streq(step, "plan"))
-			nwhy = xasprintf("'%s' failed: %s; fix that and run it again", step, why);
-		else if (engine_missing)
-			nwhy = xstrdup("accept ran without the engine gates: run the cold-boot 157 K first-touch prompt and "
-				       "the full 97-scenario bench (the profile's [engine] gates) with accept");
-		else if (streq(step, "report") && report_rec) {
-			/* a record newer than the report makes the report stale */
-			const char *made = jget_str(report_rec, "finished");
-			for (size_t j = 0; j < n && !nwhy; j++)
-				if (recs[j] && recs[j] != report_rec && made && jget_str(recs[j], "finished") &&
-				    strcmp(jget_str(recs[j], "finished"), made) > 0)
-					nwhy = xasprintf("the report is older than the '%s' record: make it again", names[j]);
-		}
-		if (nwhy) {
-			next = json_object_new_object();
-			cmd = command_for(step, REC("preflight"), REC("backup"));
-			jset_str(next, "step", step);
-			jset_str(next, "command", cmd);
-			jset_str(next, "why", nwhy);
+	*engine_missing = false;
+	if (ss == SS_REPORT) {
+		const char *rv = schema_report_verdict(o);
+		*why = o ? xasprintf("%s: %s", rv ?: "?", schema_report_why(o) ?: "") : xstrdup("not run");
+		return !o ? ST_SKIP : streq(rv, "accepted") ? ST_PASS : streq(rv, "rejected") ? ST_FAIL : ST_WARN;
+	}
+	st = report_judge_step(schema_steps[ss], o, why);
+	if (ss == SS_ACCEPT && o && st != ST_FAIL) {
+		bool run, failed;
+		schema_accept_engine_gates(o, &run, &failed);
+		if (!run) {
+			st = ST_WARN;
+			*engine_missing = true;
 		}
 	}
-	if (!next) {
-		next = json_object_new_object();
-		jset_str(next, "step", NULL);
-		jset_str(next, "command", NULL);
-		jset_str(next, "why", "nothing: every step of the path is done and the report is current");
+	return st;
+}
+
+/* Why the step is the next one to run, or NULL when it is done: not run, failed, accept without the
+ * engine gates, or a report older than a record it should hold. */
+static char *next_why(const struct status_job *j, size_t ss, enum status st, const char *why, bool engine_missing)
+{
+	const char *step = schema_steps[ss], *made = schema_finished(j->recs[SS_REPORT]);
+
+	if (!j->recs[ss])
+		return xasprintf("'%s' has not run", step);
+	if (st == ST_FAIL && ss != SS_PLAN)
+		return xasprintf("'%s' failed: %s; fix that and run it again", step, why);
+	if (engine_missing)
+		return xstrdup("accept ran without the engine gates: run the cold-boot 157 K first-touch prompt and "
+			       "the full 97-scenario bench (the profile's [engine] gates) with accept");
+	for (size_t i = 0; ss == SS_REPORT && made && i < SS_REPORT; i++)
+		if (schema_finished(j->recs[i]) && strcmp(schema_finished(j->recs[i]), made) > 0)
+			return xasprintf("the report is older than the '%s' record: make it again", schema_steps[i]);
+	return NULL;
+}
+
+/* One row of the table and one check per step on the path or with a record; the first step of
+ * the path not done becomes `next`. */
+static void add_step(struct status_job *j, size_t ss)
+{
+	const char *step = schema_steps[ss], *state;
+	json_object *o = j->recs[ss], *s;
+	bool here = on_path(j->path_arg, step), engine_missing;
+	_cleanup_free_ char *why = NULL, *nwhy = NULL;
+	enum status st;
+
+	if (!here && !o)
+		return;
+	st = judge(o, ss, &why, &engine_missing);
+	state = !o ? "missing" : st == ST_FAIL ? "failed" : st == ST_WARN ? "warn" :
+		streq(report_step_word(step, o, st), REPORT_VERDICT_TRAP) ? REPORT_VERDICT_TRAP : "done";
+	s = json_object_new_object();
+	jset_str(s, "step", step);
+	jset_str(s, "state", state);
+	jset_str(s, "verdict", schema_verdict(o));
+	jset_str(s, "finished", schema_finished(o));
+	jset_str(s, "host", schema_host(o));
+	jset_bool(s, "on_path", here);
+	jset_str(s, "why", why);
+	json_object_array_add(j->steps, s);
+	record_check(j->rec, step, o ? st : ST_SKIP, "%s", why);
+
+	if (j->next || !here || !(nwhy = next_why(j, ss, st, why, engine_missing)))
+		return;
+	_cleanup_free_ char *cmd = command_for(step, j->recs[SS_PREFLIGHT], j->recs[SS_BACKUP]);
+	j->next = json_object_new_object();
+	jset_str(j->next, "step", step);
+	jset_str(j->next, "command", cmd);
+	jset_str(j->next, "why", nwhy);
+}
+
+/* status, phase by phase: options, the records, the path, one row per step, the next step. */
+int step_status_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	struct status_job j = { .ctx = ctx, .rec = rec };
+	int r;
+
+	r = parse_args(&j, argc, argv);
+	if (r == 0)
+		r = load_records(&j);
+	if (r) {
+		status_job_free(&j);
+		return r;
 	}
-	jset_str(rec->root, "path", streq(path_arg, "clone") ? "fs-clone" : "fresh-install");
-	jset_str(rec->root, "path_from", path_from);
-	json_object_object_add(rec->root, "steps", steps);
-	json_object_object_add(rec->root, "next", next);
-#undef REC
-	for (size_t i = 0; i < n; i++)
-		json_object_put(recs[i]);
+	choose_path(&j);
+	j.steps = json_object_new_array();
+	for (size_t i = 0; i < SS_N; i++)
+		add_step(&j, i);
+	if (!j.next) {
+		j.next = json_object_new_object();
+		jset_str(j.next, "step", NULL);
+		jset_str(j.next, "command", NULL);
+		jset_str(j.next, "why", "nothing: every step of the path is done and the report is current");
+	}
+	jset_str(rec->root, "path", streq(j.path_arg, "clone") ? "fs-clone" : "fresh-install");
+	jset_str(rec->root, "path_from", j.path_from);
+	json_object_object_add(rec->root, "steps", j.steps);
+	json_object_object_add(rec->root, "next", j.next);
+	status_job_free(&j);
 	record_finish(rec);
 	return record_exit_code(rec);
 }

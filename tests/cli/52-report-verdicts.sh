@@ -103,8 +103,14 @@ jeq '.missing | join(",")' "preflight,backup,verify,accept"
 write_records "$TMP/corrupt"
 echo '{ broken' >"$TMP/corrupt/verify.json"
 run 3 "$SWAPTOOL" --state "$TMP/corrupt" report --key "$TMP/key" --out "$TMP/corrupt/out"
-contains "cannot read the step records"
-ok "preflight failures, no records, corrupt record"
+contains "cannot read the record '$TMP/corrupt/verify.json': it is not JSON"
+# so is a record of the wrong shape (src/schema.h), with the key named
+write_records "$TMP/shape"
+jq '.archive.sha256 = 7' "$TMP/shape/verify.json" >"$TMP/shape/v" && mv "$TMP/shape/v" "$TMP/shape/verify.json"
+run 3 "$SWAPTOOL" --state "$TMP/shape" report --key "$TMP/key" --out "$TMP/shape/out"
+contains "cannot read the record '$TMP/shape/verify.json': its 'archive.sha256' is an integer, not a string"
+[ ! -e "$TMP/shape/out/report.json" ] || fail "a report was written from a record of the wrong shape"
+ok "preflight failures, no records, corrupt record, record of the wrong shape"
 
 # tampering with a record inside report.json
 R=$TMP/all/out/report.json

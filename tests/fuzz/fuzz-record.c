@@ -9,9 +9,11 @@
 #include <sys/stat.h>
 
 #include "report.h"
+#include "schema.h"
 #include "steps.h"
 
-static const char *const names[] = { "preflight", "backup", "plan", "clone", "restore", "verify", "accept", "report" };
+/* the corpus's first byte picks schema_steps[0..7]: preflight ... accept, report */
+_Static_assert(SS_N == 8, "tests/fuzz/corpus/record names steps by their index in schema_steps");
 static char state[2048];
 
 /* the directory is empty between inputs: gone when the process ends */
@@ -70,18 +72,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	sel = data[0] & 15;
-	snprintf(path, sizeof(path), "%s/%s.json", state, sel < 8 ? names[sel] : "in");
+	snprintf(path, sizeof(path), "%s/%s.json", state, sel < SS_N ? schema_steps[sel] : "in");
 	f = fopen(path, "w");
 	if (!f || fwrite(data + 1, 1, size - 1, f) != size - 1 || fclose(f) != 0)
 		abort();
 
-	if (sel < 8) {
+	if (sel < SS_N) {
 		json_object *rep = NULL;
 
 		run_step(step_status_run, step_status_render, "status", (char *[]){ "status", NULL }, 1);
 		run_step(step_status_run, step_status_render, "status",
 			 (char *[]){ "status", "--path", "clone", NULL }, 3);
-		if (report_build(state, &rep) == 0)
+		if (report_build(state, &rep, NULL, NULL) == 0)
 			render_report(rep);
 		json_object_put(rep);
 	} else {
@@ -92,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			render_report(doc);
 		json_object_put(doc);
 	}
-	if (sel == 6 || sel >= 8)
+	if (sel == SS_ACCEPT || sel >= SS_N)
 		run_step(step_compare_run, step_compare_render, "compare", (char *[]){ "compare", path, path, NULL }, 3);
 	unlink(path);
 	return 0;

@@ -90,16 +90,16 @@ static void test_engine(void)
 	json_object *o;
 
 	o = J("{\"engine_gates_run\":false,\"gates\":[{\"name\":\"engine-x\",\"status\":\"pass\"}]}");
-	report_engine_gates(o, &run, &failed);
+	schema_accept_engine_gates(o, &run, &failed);
 	CHECK(!run && !failed);
 	json_object_put(o);
 	/* without the flag: inferred from engine-* gates */
 	o = J("{\"gates\":[{\"name\":\"rand16-iops\",\"status\":\"pass\"},{\"name\":\"engine-cold\",\"status\":\"fail\"}]}");
-	report_engine_gates(o, &run, &failed);
+	schema_accept_engine_gates(o, &run, &failed);
 	CHECK(run && failed);
 	json_object_put(o);
 	o = J("{\"gates\":[{\"name\":\"rand16-iops\",\"status\":\"pass\"}]}");
-	report_engine_gates(o, &run, &failed);
+	schema_accept_engine_gates(o, &run, &failed);
 	CHECK(!run && !failed);
 	json_object_put(o);
 	CHECK(report_gate_of_run("rand16-p50", "rand16"));
