@@ -430,7 +430,7 @@ static void on_term(int sig)
 struct msg {
 	int err;
 	struct composite_stats st;
-	char why[256];
+	char why[PATH_MAX]; /* the mount point when mounted, why not when not */
 };
 
 static void send_msg(int fd, int err, const struct composite_stats *st, const char *fmt, ...)
@@ -561,34 +561,42 @@ static _Noreturn void serve(struct composite *c, int wfd, pid_t parent)
 {
 	struct sigaction sa = { .sa_handler = on_term }; /* no SA_RESTART: the read on /dev/fuse ends */
 	sigset_t none;
-	char why[256] = "";
+	char why[PATH_MAX] = "";
 	int keep[3], r;
 
 	setpgid(0, 0);
-	snprintf(g_mnt, sizeof(g_mnt), "%s", c->dir);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent) {
-		(void)rmdir(c->dir); /* the parent is gone already; nothing was mounted */
-		_exit(1);
-	}
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		_exit(1); /* the parent is gone already: nothing was made */
 	c->o.tgt_fd = reopen(c->o.tgt_fd, O_RDWR);
 	c->o.src_fd = c->o.src_fd >= 0 ? reopen(c->o.src_fd, O_RDONLY) : -1;
 	keep[0] = wfd, keep[1] = c->o.tgt_fd, keep[2] = c->o.src_fd;
 	close_others(keep, ARRAY_SIZE(keep));
-	if (c->o.tgt_fd < 0 || (c->o.src_fd < 0 && c->cut_below_size))
-		r = -errno, snprintf(why, sizeof(why), "cannot reopen the disks: %s", strerror(errno));
-	else
+	if (c->o.tgt_fd < 0 || (c->o.src_fd < 0 && c->cut_below_size)) {
+		r = -errno;
+		snprintf(why, sizeof(why), "cannot reopen the disks: %s", strerror(errno));
+	} else if (!mkdtemp(c->dir)) {
+		/* made here, not by the parent: a parent killed before the fork leaves no directory,
+		 * one killed after it leaves this process to remove it */
+		r = -errno;
+		snprintf(why, sizeof(why), "cannot create a mount point '%s': %s", c->dir, strerror(errno));
+		c->dir[0] = '\0';
+	} else {
+		snprintf(g_mnt, sizeof(g_mnt), "%s", c->dir);
 		r = serve_setup(c, why, sizeof(why));
+	}
 	if (r < 0) {
+		if (c->dir[0])
+			(void)rmdir(c->dir);
 		send_msg(wfd, r, NULL, "%s", why);
 		_exit(1);
 	}
-	send_msg(wfd, 0, NULL, "mounted");
+	send_msg(wfd, 0, NULL, "%s", c->dir);
 	if (!g_dying)
 		fuse_loop(c->fuse);
 	/* after the parent's unmount this finds the connection gone and returns; after the parent's
@@ -688,15 +696,12 @@ int composite_mount(const char *dir, const struct composite_opts *o, struct comp
 		return free_composite(c), set_why(why, -errno, "cannot stat the target: %m");
 	c->tgt_file = S_ISREG(st.st_mode);
 	c->dir = xasprintf("%s/swaptool-composite.XXXXXX", dir);
-	if (!mkdtemp(c->dir)) {
-		r = -errno;
+	if (strlen(c->dir) >= sizeof(m.why) - 1) {
 		free_composite(c);
-		return set_why(why, r, "cannot create a mount point in '%s': %s", dir, strerror(-r));
+		return set_why(why, -ENAMETOOLONG, "the directory '%s' has too long a name for a mount point", dir);
 	}
-	c->path = xasprintf("%s/" NAME, c->dir);
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		r = -errno;
-		(void)rmdir(c->dir);
 		free_composite(c);
 		return set_why(why, r, "cannot start the composite's server: %s", strerror(-r));
 	}
@@ -709,7 +714,6 @@ int composite_mount(const char *dir, const struct composite_opts *o, struct comp
 	c->fd = pfd[0];
 	if (c->pid < 0) {
 		r = -errno;
-		(void)rmdir(c->dir);
 		free_composite(c);
 		return set_why(why, r, "cannot start the composite's server: %s", strerror(-r));
 	}
@@ -721,14 +725,18 @@ int composite_mount(const char *dir, const struct composite_opts *o, struct comp
 		r = set_why(why, r == -EPIPE ? -EIO : r, "the composite's server ended before it was mounted: %s",
 			    strerror(-r));
 	if (r < 0) {
+		/* the server removed what it made before it said why */
 		kill(c->pid, SIGKILL);
 		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		unmount_dir(c->dir);
-		(void)rmdir(c->dir);
 		free_composite(c);
 		return r;
 	}
+	/* the name the server gave its directory */
+	free(c->dir);
+	c->dir = xstrdup(m.why);
+	free(c->path);
+	c->path = xasprintf("%s/" NAME, c->dir);
 	*out = c;
 	return 0;
 }
