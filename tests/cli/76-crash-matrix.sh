@@ -5,7 +5,8 @@
 # kill every output is its old or its new complete self, the inputs are unchanged and every record
 # in the state directory is valid; the next complete run leaves no temporary behind in the state
 # directory, beside --out, under --root or in the report's directory, and the report's signature
-# belongs to its report.json at every kill point but the one between their two renames.
+# belongs to its report.json at every kill point but the one between their two renames. clone is
+# killed at its forks, its unmount and writes spread over the run (below).
 . "$SRCDIR/tests/lib.sh"
 need_root
 command -v strace >/dev/null || skip "no strace"
