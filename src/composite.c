@@ -718,7 +718,7 @@ int composite_mount(const char *dir, const struct composite_opts *o, struct comp
 		return set_why(why, r, "cannot start the composite's server: %s", strerror(-r));
 	}
 	/* mounted (the mount exists now: requests wait for the server's loop), or why not */
-	r = read_msg(c->fd, &m, 30000);
+	r = read_msg(c->fd, &m, 120000);
 	if (r == 0 && m.err < 0)
 		r = set_why(why, m.err, "%s", m.why);
 	else if (r < 0)
@@ -754,7 +754,7 @@ int composite_unmount(struct composite *c, struct composite_stats *st)
 	if (!c)
 		return 0;
 	unmount_dir(c->dir);
-	r = read_msg(c->fd, &m, 30000);
+	r = read_msg(c->fd, &m, 120000);
 	if (r < 0)
 		kill(c->pid, SIGKILL); /* a server that does not end: what it had is lost, say so */
 	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
