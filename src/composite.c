@@ -4,15 +4,23 @@
 
 #include "composite.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <fuse.h>
 #include <linux/falloc.h>
-#include <pthread.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
+#include "proc.h"
 #include "util.h"
 
 #define BLK 4096u
@@ -22,9 +30,11 @@ struct composite {
 	struct composite_opts o;
 	bool tgt_file;        /* an image file: an all-zero block becomes a hole, not written data */
 	char *dir, *path;
+	bool cut_below_size;  /* a source is read above the cut */
+	pid_t pid;            /* the server process (serve) */
+	int fd;               /* the parent's end of the server's pipe */
+	/* the server's own, from here on */
 	struct fuse *fuse;
-	pthread_t thread;
-	bool running;
 	uint8_t *overlay;     /* size - cut bytes, anonymous, touched only where written */
 	uint8_t *have;        /* one bit per 4 KiB block of the overlay */
 	uint64_t olen;
@@ -365,8 +375,6 @@ static int co_write(const char *path, const char *buf, size_t size, off_t off, s
 		r = write_low(c, buf, k, o);
 		if (r == 0 && k < size)
 			r = write_high(c, buf + k, size - k, c->o.cut);
-		if (c->o.progress)
-			c->o.progress(c->o.ud, c->st.tgt_write_bytes + c->st.tgt_zero_bytes, c->o.progress_total);
 	} else
 		r = write_high(c, buf, size, o);
 	if (r < 0)
@@ -386,6 +394,9 @@ static int co_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
 	return 0;
 }
 
+static void free_composite(struct composite *c);
+static int map_holes(struct composite *c);
+
 static const struct fuse_operations ops = {
 	.init = co_init,
 	.getattr = co_getattr,
@@ -398,24 +409,222 @@ static const struct fuse_operations ops = {
 	.readdir = co_readdir,
 };
 
-static void *loop(void *arg)
-{
-	struct composite *c = arg;
+/* The server's side of a teardown it did not ask for: the parent died (PR_SET_PDEATHSIG) or was
+ * killed with its group. The loop stops; a lazy unmount here ends a read already waiting on
+ * /dev/fuse (umount2 is one system call, safe in a handler; without root it fails and
+ * fuse_unmount after the loop asks fusermount3). */
+static struct fuse *volatile g_fuse;
+static volatile sig_atomic_t g_dying;
+static char g_mnt[PATH_MAX];
 
-	fuse_loop(c->fuse);
-	return NULL;
+static void on_term(int sig)
+{
+	(void)sig;
+	g_dying = 1;
+	if (g_fuse)
+		fuse_exit(g_fuse);
+	(void)umount2(g_mnt, MNT_DETACH);
+}
+
+/* What the server sends its parent: once when it is mounted (or why not), once when it ends. */
+struct msg {
+	int err;
+	struct composite_stats st;
+	char why[PATH_MAX]; /* the mount point when mounted, why not when not */
+};
+
+static void send_msg(int fd, int err, const struct composite_stats *st, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void send_msg(int fd, int err, const struct composite_stats *st, const char *fmt, ...)
+{
+	struct msg m = { .err = err };
+	va_list ap;
+
+	if (st)
+		m.st = *st;
+	va_start(ap, fmt);
+	vsnprintf(m.why, sizeof(m.why), fmt, ap);
+	va_end(ap);
+	(void)write_all(fd, &m, sizeof(m));
+}
+
+static int read_msg(int fd, struct msg *m, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t got = 0;
+
+	while (got < sizeof(*m)) {
+		int r = poll(&p, 1, timeout_ms);
+		ssize_t n;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0)
+			return -ETIMEDOUT;
+		if (r < 0)
+			return -errno;
+		n = read(fd, (char *)m + got, sizeof(*m) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* A descriptor of our own on what `fd` is open on: a new open file description, so neither the
+ * image's flock nor the position is shared, and the parent's hold ends with the parent. */
+static int reopen(int fd, int flags)
+{
+	char p[48];
+
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	return open(p, flags | O_CLOEXEC);
+}
+
+/* Every descriptor but stdin/out/err (then /dev/null) and `keep`: the parent's state lock, pipes
+ * and holds must not live on in a server that outlives it by a moment. Below the soft limit only
+ * (valgrind keeps its own descriptors above it). */
+static void close_others(const int *keep, size_t n)
+{
+	struct rlimit rl = { .rlim_cur = RLIM_INFINITY };
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	DIR *d;
+	struct dirent *e;
+
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+	getrlimit(RLIMIT_NOFILE, &rl);
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *end;
+		long fd = strtol(e->d_name, &end, 10);
+		bool k = *end || fd < 3 || fd == dirfd(d) || (rlim_t)fd >= rl.rlim_cur;
+
+		for (size_t i = 0; i < n; i++)
+			k = k || keep[i] == fd;
+		if (!k)
+			close((int)fd);
+	}
+	closedir(d);
+}
+
+/* The server's setup; on failure the message for the parent. */
+static int serve_setup(struct composite *c, char *why, size_t wlen)
+{
+	char *argv[] = { "swaptool", "-o", "fsname=swaptool-composite,subtype=swaptool", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	int r;
+
+	c->olen = c->o.size - c->o.cut + BLK;
+	/* Address space only: pages exist where resize2fs wrote above the cut (a few MB). */
+	c->overlay = mmap(NULL, c->olen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	c->have = mmap(NULL, c->olen / BLK / 8 + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+	if (c->overlay == MAP_FAILED || c->have == MAP_FAILED) {
+		r = -errno;
+		snprintf(why, wlen, "cannot map %" PRIu64 " bytes of address space for the overlay: %s", c->o.size - c->o.cut,
+			 strerror(-r));
+		return r;
+	}
+	if (c->tgt_file && (r = map_holes(c)) < 0) {
+		snprintf(why, wlen, "cannot map the holes of the target: %s", strerror(-r));
+		return r;
+	}
+	c->fuse = fuse_new(&args, &ops, sizeof(ops), c);
+	fuse_opt_free_args(&args);
+	if (!c->fuse) {
+		snprintf(why, wlen, "cannot start a FUSE file system (libfuse3)");
+		return -ENOTSUP;
+	}
+	g_fuse = c->fuse;
+	if (fuse_mount(c->fuse, c->dir) != 0) {
+		snprintf(why, wlen, "cannot mount a FUSE file system on '%s': is /dev/fuse there (modprobe fuse)?", c->dir);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* The server process: own process group (a terminal's SIGINT is the parent's to act on), gone
+ * with its parent, no descriptor of the parent's but the two disks (reopened) and its pipe. It
+ * answers requests until the parent unmounts the file (the read on /dev/fuse then ends), then
+ * sends the figures of its life and exits. Single-threaded, and the parent runs no thread: the
+ * parent forks resize2fs safely, under valgrind too. */
+static _Noreturn void serve(struct composite *c, int wfd, pid_t parent)
+{
+	struct sigaction sa = { .sa_handler = on_term }; /* no SA_RESTART: the read on /dev/fuse ends */
+	sigset_t none;
+	char why[PATH_MAX] = "";
+	int keep[3], r;
+
+	setpgid(0, 0);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+		_exit(1); /* the parent is gone already: nothing was made */
+	c->o.tgt_fd = reopen(c->o.tgt_fd, O_RDWR);
+	c->o.src_fd = c->o.src_fd >= 0 ? reopen(c->o.src_fd, O_RDONLY) : -1;
+	keep[0] = wfd, keep[1] = c->o.tgt_fd, keep[2] = c->o.src_fd;
+	close_others(keep, ARRAY_SIZE(keep));
+	if (c->o.tgt_fd < 0 || (c->o.src_fd < 0 && c->cut_below_size)) {
+		r = -errno;
+		snprintf(why, sizeof(why), "cannot reopen the disks: %s", strerror(errno));
+	} else if (!mkdtemp(c->dir)) {
+		/* made here, not by the parent: a parent killed before the fork leaves no directory,
+		 * one killed after it leaves this process to remove it */
+		r = -errno;
+		snprintf(why, sizeof(why), "cannot create a mount point '%s': %s", c->dir, strerror(errno));
+		c->dir[0] = '\0';
+	} else {
+		snprintf(g_mnt, sizeof(g_mnt), "%s", c->dir);
+		r = serve_setup(c, why, sizeof(why));
+	}
+	if (r < 0) {
+		if (c->dir[0])
+			(void)rmdir(c->dir);
+		send_msg(wfd, r, NULL, "%s", why);
+		_exit(1);
+	}
+	send_msg(wfd, 0, NULL, "%s", c->dir);
+	if (!g_dying)
+		fuse_loop(c->fuse);
+	/* after the parent's unmount this finds the connection gone and returns; after the parent's
+	 * death it unmounts (fusermount3 -u without root), and the directory goes too */
+	fuse_unmount(c->fuse);
+	if (g_dying)
+		(void)rmdir(c->dir);
+	send_msg(wfd, c->err, &c->st, "done");
+	g_fuse = NULL;
+	fuse_destroy(c->fuse);
+	close(wfd);
+	close(c->o.tgt_fd);
+	if (c->o.src_fd >= 0)
+		close(c->o.src_fd);
+	free_composite(c);
+	_exit(0);
 }
 
 static void free_composite(struct composite *c)
 {
-	if (c->overlay)
+	if (c->overlay && c->overlay != MAP_FAILED)
 		munmap(c->overlay, c->olen);
-	if (c->have)
+	if (c->have && c->have != MAP_FAILED)
 		munmap(c->have, c->olen / BLK / 8 + 1);
 	if (c->hole)
 		munmap(c->hole, c->hlen);
-	if (c->dir)
-		(void)rmdir(c->dir);
+	if (c->fd >= 0)
+		close(c->fd);
 	free(c->dir);
 	free(c->path);
 	free(c);
@@ -454,81 +663,80 @@ static int map_holes(struct composite *c)
 	return 0;
 }
 
+/* Unmount from this side: the server's read on /dev/fuse then ends. */
+static void unmount_dir(const char *dir)
+{
+	if (umount2(dir, MNT_DETACH) < 0 && errno == EPERM) {
+		/* without root the mount is fusermount3's to undo */
+		char *argv[] = { "fusermount3", "-u", "-q", "-z", (char *)dir, NULL };
+		struct proc_opts o = { .argv = argv, .die_with_parent = true, .timeout_ns = 30ULL * 1000000000ULL };
+		struct proc_result res;
+
+		if (proc_run(&o, &res) == 0)
+			proc_result_free(&res);
+	}
+}
+
 int composite_mount(const char *dir, const struct composite_opts *o, struct composite **out, char **why)
 {
 	struct composite *c = xcalloc(1, sizeof(*c));
-	char *argv[] = { "swaptool", "-o", "fsname=swaptool-composite,subtype=swaptool", NULL };
-	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct stat st;
-	int r;
+	struct msg m;
+	int pfd[2], r;
+	pid_t self = getpid();
 
 	*out = NULL;
 	c->o = *o;
+	c->fd = -1;
+	c->cut_below_size = o->cut < o->size;
 	if (o->cut > o->size || o->cut % BLK)
 		return free_composite(c), set_why(why, -EINVAL, "a cut at byte %" PRIu64 " of %" PRIu64 " bytes", o->cut,
 						  o->size);
 	if (fstat(o->tgt_fd, &st) < 0)
 		return free_composite(c), set_why(why, -errno, "cannot stat the target: %m");
 	c->tgt_file = S_ISREG(st.st_mode);
-	c->olen = o->size - o->cut + BLK;
-	/* Address space only: pages exist where resize2fs wrote above the cut (a few MB). */
-	c->overlay = mmap(NULL, c->olen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	c->have = mmap(NULL, c->olen / BLK / 8 + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		       -1, 0);
-	if (c->overlay == MAP_FAILED || c->have == MAP_FAILED) {
-		r = -errno;
-		if (c->overlay == MAP_FAILED)
-			c->overlay = NULL;
-		if (c->have == MAP_FAILED)
-			c->have = NULL;
-		free_composite(c);
-		return set_why(why, r, "cannot map %" PRIu64 " bytes of address space for the overlay: %s", o->size - o->cut,
-			       strerror(-r));
-	}
-	if (c->tgt_file) {
-		r = map_holes(c);
-		if (r < 0) {
-			free_composite(c);
-			return set_why(why, r, "cannot map the holes of the target: %s", strerror(-r));
-		}
-	}
 	c->dir = xasprintf("%s/swaptool-composite.XXXXXX", dir);
-	if (!mkdtemp(c->dir)) {
+	if (strlen(c->dir) >= sizeof(m.why) - 1) {
+		free_composite(c);
+		return set_why(why, -ENAMETOOLONG, "the directory '%s' has too long a name for a mount point", dir);
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		r = -errno;
-		free(c->dir);
-		c->dir = NULL;
 		free_composite(c);
-		return set_why(why, r, "cannot create a mount point in '%s': %s", dir, strerror(-r));
+		return set_why(why, r, "cannot start the composite's server: %s", strerror(-r));
 	}
-	c->path = xasprintf("%s/" NAME, c->dir);
-	c->fuse = fuse_new(&args, &ops, sizeof(ops), c);
-	fuse_opt_free_args(&args);
-	if (!c->fuse) {
+	c->pid = fork();
+	if (c->pid == 0) {
+		close(pfd[0]);
+		serve(c, pfd[1], self);
+	}
+	close(pfd[1]);
+	c->fd = pfd[0];
+	if (c->pid < 0) {
+		r = -errno;
 		free_composite(c);
-		return set_why(why, -ENOTSUP, "cannot start a FUSE file system (libfuse3)");
+		return set_why(why, r, "cannot start the composite's server: %s", strerror(-r));
 	}
-	if (fuse_mount(c->fuse, c->dir) != 0) {
-		fuse_destroy(c->fuse);
-		free_composite(c);
-		return set_why(why, -ENOTSUP, "cannot mount a FUSE file system on '%s': is /dev/fuse there (modprobe fuse)?",
-			       dir);
-	}
-	{
-		/* SIGINT and SIGTERM belong to the main thread, whose wait for resize2fs they cut */
-		sigset_t all, old;
-
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		r = -pthread_create(&c->thread, NULL, loop, c);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
+	/* mounted (the mount exists now: requests wait for the server's loop), or why not */
+	r = read_msg(c->fd, &m, 120000);
+	if (r == 0 && m.err < 0)
+		r = set_why(why, m.err, "%s", m.why);
+	else if (r < 0)
+		r = set_why(why, r == -EPIPE ? -EIO : r, "the composite's server ended before it was mounted: %s",
+			    strerror(-r));
 	if (r < 0) {
-		fuse_unmount(c->fuse);
-		fuse_destroy(c->fuse);
+		/* the server removed what it made before it said why */
+		kill(c->pid, SIGKILL);
+		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+			;
 		free_composite(c);
-		return set_why(why, r, "cannot start the FUSE thread: %s", strerror(-r));
+		return r;
 	}
-	c->running = true;
+	/* the name the server gave its directory */
+	free(c->dir);
+	c->dir = xstrdup(m.why);
+	free(c->path);
+	c->path = xasprintf("%s/" NAME, c->dir);
 	*out = c;
 	return 0;
 }
@@ -540,19 +748,28 @@ const char *composite_path(const struct composite *c)
 
 int composite_unmount(struct composite *c, struct composite_stats *st)
 {
-	int r;
+	struct msg m = { 0 };
+	int r, status = 0;
 
 	if (!c)
 		return 0;
-	if (c->running) {
-		fuse_exit(c->fuse);
-		fuse_unmount(c->fuse);
-		pthread_join(c->thread, NULL);
-		fuse_destroy(c->fuse);
+	unmount_dir(c->dir);
+	r = read_msg(c->fd, &m, 120000);
+	if (r < 0)
+		kill(c->pid, SIGKILL); /* a server that does not end: what it had is lost, say so */
+	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (r == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		r = -EIO;
+	if (r == 0)
+		r = m.err;
+	else {
+		unmount_dir(c->dir);
+		r = r == -EPIPE ? -EIO : r;
 	}
+	(void)rmdir(c->dir);
 	if (st)
-		*st = c->st;
-	r = c->err;
+		*st = m.st;
 	free_composite(c);
 	return r;
 }

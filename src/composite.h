@@ -21,23 +21,24 @@ struct composite_stats {
  * Mount, in a new directory under `dir`, one file of `size` bytes whose bytes [0, cut) are
  * tgt_fd@tgt_off (read and written) and [cut, size) read from src_fd@src_off + the same offset,
  * with writes there going to an anonymous memory overlay (the source fd is read-only and is only
- * read). `progress(ud, written, total)` sees the bytes written below the cut against `total`.
+ * read). The file is served by a child process of its own (single-threaded, in its own process
+ * group, with its own descriptors of the two disks and none other of the caller's), so the caller
+ * runs no thread and may fork the tools that use the file; the server unmounts and ends when the
+ * caller dies. Nothing is reported by it while it runs.
  */
 struct composite_opts {
 	int src_fd, tgt_fd;
 	uint64_t src_off, tgt_off, cut, size;
-	uint64_t progress_total;
 	/* Byte ranges (start, length) of the file above the cut that hold something, sorted; the
 	 * rest (free blocks, blocks of unwritten extents) reads as zeros without touching the source.
 	 * NULL: read everything. */
 	const uint64_t (*runs)[2];
 	size_t nruns;
-	void (*progress)(void *ud, uint64_t done, uint64_t total);
-	void *ud;
 };
 int composite_mount(const char *dir, const struct composite_opts *o, struct composite **out, char **why);
 /* The path of the composite file. */
 const char *composite_path(const struct composite *c);
-/* Unmount, remove the directory, free; the figures of its life in *st (may be NULL). Returns the
- * first I/O error the file met (negative errno), 0 when none. */
+/* Unmount, let the server end, remove the directory, free; the figures of its life in *st (may be
+ * NULL). Returns the first I/O error the file met (negative errno), -EIO when the server died,
+ * 0 when none. */
 int composite_unmount(struct composite *c, struct composite_stats *st);

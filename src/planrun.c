@@ -8,15 +8,14 @@
 #include <limits.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <time.h>
 
 #include "ident.h"
 #include "composite.h"
+#include "proc.h"
 #include "relocate.h"
 #include "record.h"
 #include "util.h"
@@ -24,60 +23,28 @@
 /* The stop flag of the run in progress (plan_apply's), seen by run_tool. */
 static volatile sig_atomic_t *g_stop;
 
-/* Run a tool with an argument vector (no shell); its output (stdout+stderr, last 4 KiB) in *out. */
+/* Run a tool with an argument vector (no shell) through proc_run: its own process group, killed
+ * when the run is stopped (SIGINT, SIGTERM: what it works on, a composite file, can then be
+ * unmounted) and when swaptool dies (resize2fs on a composite whose server is gone would only
+ * fail later, and one on a target would race a rerun). Its output (stdout+stderr, last 4 KiB) in
+ * *out. Returns its exit code (127: not installed), or a negative errno when it could not start. */
 static int run_tool(char *const argv[], char **out)
 {
-	int pipefd[2], status;
-	char buf[4096], tail[4096];
-	size_t tlen = 0;
-	pid_t pid;
+	static char magic[] = "E2FSPROGS_LIBMAGIC_SUPPRESS=1";
+	char *env[] = { magic, NULL };
+	struct proc_opts o = { .argv = argv, .setenv = env, .stop = g_stop, .die_with_parent = true };
+	struct proc_result res;
+	int r = proc_run(&o, &res);
 
-	/* set here, not in the child: with the composite's FUSE thread running, the child of fork
-	 * may only call async-signal-safe functions until exec */
-	setenv("E2FSPROGS_LIBMAGIC_SUPPRESS", "1", 1);
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		/* a tool never outlives swaptool: resize2fs on a composite whose server is gone
-		 * would only fail later, and one on a target would race a rerun */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(null, 0);
-		dup2(pipefd[1], 1);
-		dup2(pipefd[1], 2);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	close(pipefd[1]);
-	for (;;) {
-		ssize_t n = read(pipefd[0], buf, sizeof(buf));
-
-		if (n < 0 && errno == EINTR) {
-			/* interrupted (SIGINT, SIGTERM): the tool stops with us, so that what it works on
-			 * (a composite file) can be unmounted */
-			if (g_stop && *g_stop)
-				kill(pid, SIGKILL);
-			continue;
-		}
-		if (n <= 0)
-			break;
-		tail_append(tail, sizeof(tail), &tlen, buf, (size_t)n);
-	}
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
+	if (r < 0)
+		return r;
 	if (out) {
-		*out = xcalloc(1, tlen + 1);
-		memcpy(*out, tail, tlen);
+		*out = res.tail;
+		res.tail = NULL;
 	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+	r = proc_exit_code(&res);
+	proc_result_free(&res);
+	return r;
 }
 
 /* The last non-empty line of a tool's output, for a one-line detail. */
@@ -753,7 +720,7 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 		case PA_MANUAL: R.detail = xstrdup("for the operator"); break;
 		}
 		if (r < 0 && env->copy.stop && *env->copy.stop) {
-			/* SIGINT reaches the tools too (same process group): their failure is the stop */
+			/* run_tool stops a running tool at the stop flag: its failure is the stop */
 			r = set_why(&env->why, -EINTR, "interrupted during %s%s; %s", plan_act_name(a->kind),
 				    a->kind == PA_SHRINK ? " (the source was not written)" : "",
 				    env->target_touched ? "the target has no table: rerun the clone to start over"

@@ -21,12 +21,15 @@ static void sleep_ms(unsigned ms)
 }
 
 /* The child: own group, stdin /dev/null, output into the pipe; an exec failure goes back as errno. */
-static _Noreturn void child(const struct proc_opts *o, int out_fd, int err_fd)
+static _Noreturn void child(const struct proc_opts *o, int out_fd, int err_fd, pid_t parent)
 {
 	sigset_t all;
 	int null, e;
 
 	setpgid(0, 0);
+	/* the check after it: a parent that died before the flag was set sent nothing */
+	if (o->die_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent))
+		_exit(127);
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	signal(SIGINT, SIG_DFL);
@@ -139,7 +142,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 	bool reading = true, leader_done = false, term_sent = false, kill_sent = false;
 	char *tail;
 	size_t tlen = 0;
-	pid_t pid;
+	pid_t pid, self = getpid();
 	int e = 0;
 
 	*res = (struct proc_result){ 0 };
@@ -165,7 +168,7 @@ int proc_run(const struct proc_opts *o, struct proc_result *res)
 		return e;
 	}
 	if (pid == 0)
-		child(o, pfd[1], efd[1]);
+		child(o, pfd[1], efd[1], self);
 	setpgid(pid, pid); /* also here: no signal can reach the group before it exists */
 	close(pfd[1]);
 	close(efd[1]);

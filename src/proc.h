@@ -27,6 +27,9 @@ struct proc_opts {
 	 * every child of the caller left at the end is killed. Only for callers that have no other
 	 * child processes. */
 	bool reap_escaped;
+	/* The command gets SIGKILL when the caller dies (PR_SET_PDEATHSIG): a tool working on
+	 * something the caller holds (a composite file, a held target) never outlives it. */
+	bool die_with_parent;
 	/* Called about every 200 ms while the command runs (a progress line), may be NULL. */
 	void (*tick)(void *arg, uint64_t elapsed_ns);
 	void *tick_arg;

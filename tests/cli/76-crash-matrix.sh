@@ -5,7 +5,8 @@
 # kill every output is its old or its new complete self, the inputs are unchanged and every record
 # in the state directory is valid; the next complete run leaves no temporary behind in the state
 # directory, beside --out, under --root or in the report's directory, and the report's signature
-# belongs to its report.json at every kill point but the one between their two renames.
+# belongs to its report.json at every kill point but the one between their two renames. clone is
+# killed at its forks, its unmount and writes spread over the run (below).
 . "$SRCDIR/tests/lib.sh"
 need_root
 command -v strace >/dev/null || skip "no strace"
@@ -166,3 +167,86 @@ check_state_temps "report after ${#P[@]} kills"
 strays=$(find "$REP" -name '*.tmp.*' | wc -l)
 [ "$strays" = 0 ] || fail "report: $strays temporaries stay in --out after the next run"
 ok "report killed at ${#P[@]} points: every output old or whole, records valid"
+
+# ---- clone: the source byte-identical, the records valid, and a rerun completes with a target
+# that passes sgdisk -v and e2fsck -fn, leaving no scratch directory, FUSE mount or composite file.
+# A spread fixture on a smaller target: the shrink runs (file extents moved through the composite,
+# then resize2fs on it), so there are kill points while the composite is mounted and its server
+# and resize2fs run. strace without -f: the signal is injected into swaptool itself, at the Nth
+# call of each kind in the run's own order (by progress: the Nth write, fork, wait), never into
+# its children, which must then go with it.
+: "${MKDISK:?run through meson test (tests/run)}"
+command -v sgdisk >/dev/null && command -v e2fsck >/dev/null || skip "sgdisk or e2fsck missing"
+CS=$TMP/clone-src.img
+"$MKDISK" scaled-spread "$CS" --written 64 >"$TMP/clone-src.json"
+p2=$(jq -r '.partition_table.partitions[1].fs.offset_bytes' "$TMP/clone-src.json")
+# swaptool's composite directories go to TMPDIR: one of the test's own, checked empty
+CT=$TMP/ctmp
+mkdir -p "$CT"
+CSET=openat,write,pwrite64,fallocate,ftruncate,fsync,fdatasync,rename,unlink,mkdir,umount2,clone,clone3,waitid,wait4,flock
+# clone_points EVEN SPECIAL CMD...: kill points of a complete run of CMD: every call whose name
+# matches SPECIAL (forks, the unmount, renames...) and EVEN more spread evenly over the others
+clone_points() {
+	local even=$1 special=$2
+	shift 2
+	strace -qq -o "$TMP/ctrace" -e trace="$CSET" -- "$@" >/dev/null 2>&1 || true
+	sed -E 's/\(.*//' "$TMP/ctrace" | grep -E '^[a-z0-9_]+$' |
+		awk -v even="$even" -v special="^($special)\$" '
+			{ c[$1]++; k[NR] = $1; n[NR] = c[$1] }
+			END { step = int(NR / even) + 1
+			      for (i = 1; i <= NR; i++)
+				      if (k[i] ~ special || i % step == 0)
+					      print k[i], n[i] }'
+}
+# kill_clone SYSCALL N CMD...: CMD SIGKILLed on entry to its own Nth SYSCALL; true when it was (a
+# wait for a tool is counted by time: a run may make fewer calls than the traced one)
+kill_clone() {
+	local sc=$1 n=$2
+	shift 2
+	[ "$(sh -c '"$@" >/dev/null 2>&1; echo $?' sh \
+		strace -qq -o /dev/null -e trace="$sc" -e inject="$sc":signal=KILL:when="$n" -- "$@" 2>/dev/null)" = 137 ]
+}
+composite_mounts() { grep -c " $CT/" /proc/mounts || true; }
+no_composite_mount() { [ "$(composite_mounts)" = 0 ]; }
+# clone_matrix LABEL TARGET EVEN SPECIAL: kill a clone of $CS to TARGET at each point, check, rerun,
+# check
+clone_matrix() {
+	local label=$1 tgt=$2 even=$3 special=$4 p pts=0 killed=0 left
+	local C=(env TMPDIR="$CT" "$SWAPTOOL" --state "$STATE" clone "$CS" "$tgt" --yes)
+	"${C[@]}" >/dev/null 2>&1 || fail "clone ($label): the first complete run failed"
+	mapfile -t P < <(clone_points "$even" "$special" "${C[@]}")
+	[ "${#P[@]}" -gt "$even" ] || fail "clone ($label): only ${#P[@]} kill points traced"
+	for p in "${P[@]}"; do
+		! kill_clone $p "${C[@]}" || killed=$((killed + 1))
+		# the composite's server follows swaptool (PR_SET_PDEATHSIG) and unmounts itself
+		wait_for 20 no_composite_mount ||
+			fail "clone ($label) killed at $p: the composite is still mounted: $(grep " $CT/" /proc/mounts)"
+		[ "$(sparse_digest "$CS")" = "$csrc" ] || fail "clone ($label) killed at $p changed the source"
+		check_records "clone ($label) $p"
+		"${C[@]}" >"$TMP/cout" 2>&1 || fail "clone ($label): the rerun after a kill at $p failed: $(tail -n 5 "$TMP/cout")"
+		sgdisk -v "$tgt" 2>&1 | grep -q "No problems found" || fail "clone ($label) rerun after $p: sgdisk -v: $(sgdisk -v "$tgt" 2>&1 | tail -n 3)"
+		e2fsck -fn "$tgt?offset=$p2" >/dev/null 2>&1 || fail "clone ($label) rerun after $p: e2fsck -fn failed on partition 2"
+		left=$(find "$CT" -mindepth 1 | head -n 3)
+		[ -z "$left" ] || fail "clone ($label) rerun after $p: scratch left in TMPDIR: $left"
+		no_composite_mount || fail "clone ($label) rerun after $p: a composite mount is left: $(grep " $CT/" /proc/mounts)"
+		check_state_temps "clone ($label) rerun after $p"
+		pts=$((pts + 1))
+	done
+	[ "$(sparse_digest "$CS")" = "$csrc" ] || fail "clone ($label): the last rerun changed the source"
+	[ $((killed * 3)) -ge $((pts * 2)) ] || fail "clone ($label): only $killed of $pts runs were killed (the points missed)"
+	ok "clone ($label) killed at $killed of $pts points: source unchanged, records valid, each rerun sgdisk/e2fsck clean, nothing left"
+}
+sync "$CS"
+csrc=$(sparse_digest "$CS")
+truncate -s 3670016000 "$TMP/clone-tgt.img"
+clone_matrix image "$TMP/clone-tgt.img" 6 'clone|clone3|mkdir|umount2|rename|unlink|flock|ftruncate'
+# a loop device target, where the holds are O_EXCL claims and not locks (fewer points)
+if losetup -f >/dev/null 2>&1; then
+	rm -f "$TMP/clone-tgt.img"
+	truncate -s 3670016000 "$TMP/clone-tgt.img"
+	LT=$(losetup -f --show "$TMP/clone-tgt.img") || fail "losetup of the clone target failed"
+	LOOPS+=("$LT")
+	clone_matrix loop "$LT" 2 'clone|clone3|umount2'
+else
+	echo "# no free loop device: the loop-device target is not checked"
+fi

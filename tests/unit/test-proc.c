@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* proc_run: exit codes and output tails, the timeout over the whole group, no wait on a setsid child
- * that holds the output, escaped processes killed, exec failures reported. */
+ * that holds the output, escaped processes killed, exec failures reported, the environment set, and
+ * no command outliving a caller that asked for it. */
 #include "util.h"
 #include "proc.h"
 #include "tap.h"
@@ -128,5 +129,32 @@ int main(void)
 	CHECK(res.timed_out);
 	CHECK(WIFSIGNALED(res.status) && WTERMSIG(res.status) == SIGKILL);
 	proc_result_free(&res);
+
+	/* setenv reaches the command */
+	static char var[] = "SWAPTOOL_TEST_VAR=seen";
+	char *vars[] = { var, NULL };
+	struct proc_opts ev = { .shell = "echo $SWAPTOOL_TEST_VAR", .setenv = vars };
+	CHECK(proc_run(&ev, &res) == 0);
+	CHECK_STR(res.tail, "seen\n");
+	proc_result_free(&res);
+
+	/* die_with_parent: a caller killed with SIGKILL (no cleanup of its own) takes the command along */
+	snprintf(marker, sizeof(marker), "sleep 63%05d", (int)getpid() % 100000);
+	pid_t mid = fork();
+	if (mid == 0) {
+		char *sl[] = { "sleep", marker + 6, NULL };
+		struct proc_opts dp = { .argv = sl, .die_with_parent = true };
+
+		proc_run(&dp, &res);
+		_exit(0);
+	}
+	for (int i = 0; i < 200 && !alive(marker); i++)
+		usleep(10000);
+	CHECK(alive(marker));
+	kill(mid, SIGKILL);
+	waitpid(mid, NULL, 0);
+	for (int i = 0; i < 300 && alive(marker); i++)
+		usleep(10000);
+	CHECK(!alive(marker));
 	return tap_done();
 }
