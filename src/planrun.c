@@ -687,6 +687,25 @@ static int act_verify(struct run *R)
 	return r;
 }
 
+/* The tools and the copy reach the drives through the holds' /proc/PID/fd names, so that every
+ * access lands on the inode that was checked; an error says the names the operator gave. */
+static void name_drives(struct run *R)
+{
+	/* the longer name first, so that ".../fd/4" does not eat the start of ".../fd/41" */
+	bool tfirst = strlen(R->th.proc) > strlen(R->sh.proc);
+	const struct ident_hold *h[] = { tfirst ? &R->th : &R->sh, tfirst ? &R->sh : &R->th };
+	const char *name[] = { tfirst ? R->env->tgt : R->env->src, tfirst ? R->env->src : R->env->tgt };
+
+	for (size_t i = 0; i < 2 && R->env->why; i++) {
+		if (h[i]->anchor < 0 || !name[i])
+			continue;
+		char *s = str_replace_all(R->env->why, h[i]->proc, name[i]);
+
+		free(R->env->why);
+		R->env->why = s;
+	}
+}
+
 int plan_apply(const struct plan *p, struct plan_env *env)
 {
 	struct run R = { .p = p, .env = env, .sh = IDENT_HOLD_INIT, .th = IDENT_HOLD_INIT };
@@ -727,6 +746,8 @@ int plan_apply(const struct plan *p, struct plan_env *env)
 							: "nothing was written to the target");
 			env->refusal = 0;
 		}
+		if (r < 0)
+			name_drives(&R);
 		if (env->done)
 			env->done(env->ud, i, a, r, mono_s() - t0, r < 0 ? env->why : R.detail);
 		if (r < 0)

@@ -45,6 +45,30 @@ char *xstrdup(const char *s)
 	return d;
 }
 
+char *str_replace_all(const char *s, const char *from, const char *to)
+{
+	size_t flen = strlen(from), tlen = strlen(to), n = 0;
+	const char *p;
+	char *d, *o;
+
+	if (!flen)
+		return xstrdup(s);
+	for (p = s; (p = strstr(p, from)); p += flen)
+		n++;
+	o = d = xcalloc(strlen(s) + n * tlen + 1, 1);
+	for (p = s; n--; ) {
+		const char *m = strstr(p, from);
+
+		memcpy(d, p, (size_t)(m - p));
+		d += m - p;
+		memcpy(d, to, tlen);
+		d += tlen;
+		p = m + flen;
+	}
+	strcpy(d, p);
+	return o;
+}
+
 void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

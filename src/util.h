@@ -55,6 +55,8 @@ int set_why(char **why, int r, const char *fmt, ...) __attribute__((format(print
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xstrdup(const char *s);
 void *xcalloc(size_t n, size_t size);
+/* A copy of s with every occurrence of `from` (not empty) replaced by `to`. */
+char *str_replace_all(const char *s, const char *from, const char *to);
 
 /* Read a whole small file (sysfs attribute, key file) into a NUL-terminated buffer. */
 int read_file_all(const char *path, size_t max, char **out, size_t *len);

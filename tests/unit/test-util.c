@@ -125,8 +125,26 @@ static void utf8(void)
 	CHECK(utf8_valid(d));
 }
 
+/* What clone's messages go through: the /proc/PID/fd name of a held drive back to the operator's. */
+static void replace(void)
+{
+	_cleanup_free_ char *a = str_replace_all("copying '/proc/7/fd/4' failed: '/proc/7/fd/4' gone", "/proc/7/fd/4",
+						 "/dev/nvme1n1");
+	_cleanup_free_ char *b = str_replace_all("/proc/7/fd/41", "/proc/7/fd/4", "/dev/x");
+	_cleanup_free_ char *c = str_replace_all("nothing here", "/proc/7/fd/4", "/dev/x");
+	_cleanup_free_ char *d = str_replace_all("aaa", "a", "bb");
+	_cleanup_free_ char *e = str_replace_all("abc", "", "x");
+
+	CHECK_STR(a, "copying '/dev/nvme1n1' failed: '/dev/nvme1n1' gone");
+	CHECK_STR(b, "/dev/x1");
+	CHECK_STR(c, "nothing here");
+	CHECK_STR(d, "bbbbbb");
+	CHECK_STR(e, "abc");
+}
+
 int main(void)
 {
+	replace();
 	utf8();
 	tail();
 	whole_transfers();
