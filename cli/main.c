@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* swaptool: global options, dispatch to the steps (steps/table.c), the record's rendering and saving. */
+#include "globals.h"
 #include "steps.h"
 #include "lock.h"
 
@@ -60,12 +61,13 @@ static void version_verbose(const struct ctx *ctx, const char *perr)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: swaptool [-j|--json] [--state DIR] [--profile FILE] [--no-record] [-q|--quiet]\n"
-		   "                [--color=auto|always|never] [-V|--version [--verbose]] STEP [ARGS]\n\n"
-		   "Replace the boot NVMe of a GPU node without losing its identity, and prove the new drive.\n\n"
+	globals_usage_line(f);
+	fprintf(f, "\nReplace the boot NVMe of a GPU node without losing its identity, and prove the new drive.\n\n"
 		   "steps:\n");
 	for (size_t i = 0; step_table[i]; i++)
 		fprintf(f, "  %-14s %s\n", step_table[i]->name, step_table[i]->summary);
+	fputc('\n', f);
+	globals_help(f);
 	fprintf(f, "\n'swaptool help STEP' shows a step's options; man swaptool has the whole story.\n"
 		   "exit codes: 0 pass, 1 a check or gate failed, 2 usage, 3 could not do the job, 130 interrupted\n");
 }
@@ -73,13 +75,62 @@ static void usage(FILE *f)
 static void step_usage(const struct step *s)
 {
 	printf("swaptool %s: %s\n\nusage: %s", s->name, s->summary, s->usage);
-	printf("\nglobal options: -j|--json --state DIR --profile FILE --no-record -q|--quiet --color=WHEN\n");
+	putchar('\n');
+	globals_step_line(stdout);
 }
 
 struct globals {
 	bool help, version, verbose;
 	enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color;
 };
+
+/* One global option that global_match found, with its value (NULL: none given). 0, or the exit code
+ * that ctx_error set. */
+static int take_global(struct ctx *ctx, struct globals *g, enum global_id id, const char *val)
+{
+	switch (id) {
+	case G_JSON:
+		ctx->json = true;
+		break;
+	case G_QUIET:
+		ctx->quiet = true;
+		break;
+	case G_NO_COLOR:
+		g->color = COLOR_NEVER;
+		break;
+	case G_COLOR:
+		val = val ?: "always"; /* a bare --color means always, as ls(1) */
+		if (streq(val, "auto"))
+			g->color = COLOR_AUTO;
+		else if (streq(val, "always"))
+			g->color = COLOR_ALWAYS;
+		else if (streq(val, "never"))
+			g->color = COLOR_NEVER;
+		else
+			return ctx_error(ctx, EXIT_USAGE, "bad --color '%s': give auto, always or never", val);
+		break;
+	case G_NO_RECORD:
+		ctx->no_record = true;
+		break;
+	case G_HELP:
+		g->help = true;
+		break;
+	case G_VERSION:
+		g->version = true;
+		break;
+	case G_VERBOSE:
+		g->verbose = true;
+		break;
+	case G_STATE:
+		free(ctx->state_dir);
+		ctx->state_dir = xstrdup(val);
+		break;
+	case G_PROFILE:
+		ctx->profile_path = val;
+		break;
+	}
+	return 0;
+}
 
 /* Take the global options out of argv wherever they stand (before a "--"), so that
  * `swaptool preflight X --json` and `swaptool --json preflight X` mean the same. Before the step
@@ -92,59 +143,22 @@ static int take_globals(struct ctx *ctx, struct globals *g, int *argc, char **ar
 
 	for (int i = 1; i < *argc; i++) {
 		const char *a = argv[i];
-		const char **slot = NULL;
-		const char *val = NULL;
+		const struct global_option *o;
+		const char *val;
 
 		if (streq(a, "--")) {
 			while (i < *argc)
 				argv[out++] = argv[i++];
 			break;
 		}
-		if (streq(a, "--json") || streq(a, "-j"))
-			ctx->json = true;
-		else if (streq(a, "--quiet") || streq(a, "-q"))
-			ctx->quiet = true;
-		else if (streq(a, "--no-color"))
-			g->color = COLOR_NEVER;
-		else if (streq(a, "--color") || startswith(a, "--color=")) {
-			const char *w = a[7] == '=' ? a + 8 : "always"; /* a bare --color means always, as ls(1) */
-
-			if (streq(w, "auto"))
-				g->color = COLOR_AUTO;
-			else if (streq(w, "always"))
-				g->color = COLOR_ALWAYS;
-			else if (streq(w, "never"))
-				g->color = COLOR_NEVER;
-			else
-				return ctx_error(ctx, EXIT_USAGE, "bad --color '%s': give auto, always or never", w);
-		} else if (streq(a, "--no-record"))
-			ctx->no_record = true;
-		else if (streq(a, "--help") || streq(a, "-h"))
-			g->help = true;
-		else if (streq(a, "--version") || streq(a, "-V"))
-			g->version = true;
-		else if (streq(a, "--verbose"))
-			g->verbose = true;
-		else if (startswith(a, "--state") || startswith(a, "--profile")) {
-			bool state = startswith(a, "--state");
-			const char *name = state ? "--state" : "--profile";
-			size_t n = strlen(name);
-
-			if (a[n] != '\0' && a[n] != '=') {
-				if (before_step)
-					return ctx_error(ctx, EXIT_USAGE, "unknown option '%s'; 'swaptool --help' lists "
-							 "the options", a);
-				argv[out++] = argv[i];
-				continue;
-			}
-			slot = state ? (const char **)&ctx->state_dir : &ctx->profile_path;
-			if (a[n] == '=')
-				val = a + n + 1;
-			else if (i + 1 < *argc)
+		o = global_match(a, &val);
+		if (o) {
+			if (o->arg == GLOBAL_VALUE && !val && i + 1 < *argc)
 				val = argv[++i];
-			if (!val || !*val)
-				return ctx_error(ctx, EXIT_USAGE, "option '%s' needs a value", name);
-			*slot = state ? (const char *)xstrdup(val) : val;
+			if (o->arg == GLOBAL_VALUE && (!val || !*val))
+				return ctx_error(ctx, EXIT_USAGE, "option '--%s' needs a value", o->name);
+			if (take_global(ctx, g, o->id, val) != 0)
+				return ctx->err_code;
 		} else if (before_step && a[0] == '-' && a[1] != '\0') {
 			_cleanup_free_ char *name = xasprintf("%.*s", (int)strcspn(a, "="), a);
 

@@ -3,11 +3,13 @@
 # Each step's options in its three places agree: the option table getopt parses (listed by the
 # test-only tests/unit/test-steps.c --list), `swaptool help STEP` = `swaptool STEP --help`, and the
 # SYNOPSIS and OPTIONS of docs/swaptool-STEP.1. Every option of the table is in both texts, and every
-# --option the texts name is in the table or is a global option.
+# --option the texts name is in the table or is a global option. The global options come from their
+# one table too (cli/globals.c, listed by test-steps --globals), held against docs/swaptool.1.
 . "$SRCDIR/tests/lib.sh"
 : "${TEST_STEPS:?run through meson test}"
 
-globals=" --json --state --profile --no-record --quiet --color --no-color --help --version --verbose "
+globals=" $("$TEST_STEPS" --globals) "
+[ "$(wc -w <<<"$globals")" -ge 10 ] || fail "test-steps --globals gave too few options: $globals"
 # options TEXT: the --options TEXT names, one per line
 options() { grep -oE -- '(^|[^a-z0-9-])--[a-z][a-z0-9-]*' <<<"$1" | sed 's/^[^-]*//' | sort -u; }
 # names TEXT OPTION: TEXT has OPTION as a whole word
@@ -50,9 +52,29 @@ if grep -nE 'getopt_long\([^,]+, [^,]+, "[^"]' "$SRCDIR"/steps/*.c; then
 fi
 ok "every step's options: table, help and man page agree ($n options)"
 
+# docs/swaptool.1 lists exactly the global options: each is in its SYNOPSIS or heads an item of its
+# OPTIONS, and every option named there is one (an item's text may name steps' options)
+man_heads() {
+	sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' "$1" |
+		awk '/^\.SH/ { s = /^\.SH SYNOPSIS/; o = /^\.SH OPTIONS/; t = 0; next }
+		     s || (o && t) { print } { t = /^\.TP/ }'
+}
+heads=$(man_heads "$SRCDIR/docs/swaptool.1")
+[ -n "$heads" ] || fail "docs/swaptool.1 has no SYNOPSIS or OPTIONS items"
+for o in $globals; do
+	names "$heads" "$o" || fail "global option $o (cli/globals.c) is not in the SYNOPSIS or an OPTIONS item of docs/swaptool.1"
+done
+for o in $(options "$heads"); do
+	[[ $globals == *" $o "* ]] || fail "docs/swaptool.1 lists $o as a global option, which cli/globals.c lacks"
+done
+ok "the global options: cli/globals.c and docs/swaptool.1 agree ($(wc -w <<<"$globals") options)"
+
 # the check itself: an option missing from a text is caught, and so is one the step does not take
 names "  --target-lba-size N" --target && fail "names: --target found inside --target-lba-size"
 names "[--target SPEC]" --target || fail "names: --target not found in a synopsis"
 [ "$(options ".B --rehearse [--scratch DIR]")" = "$(printf -- '--rehearse\n--scratch')" ] ||
 	fail "options: $(options ".B --rehearse [--scratch DIR]")"
+printf '.SH SYNOPSIS\n.B swaptool\n.RB [ \\-\\-json ]\n.SH OPTIONS\ntext --rehearse\n.TP\n.BR \\-q ", " \\-\\-quiet\nno --frob\n.SH X\n--other\n' >"$TMP/g.1"
+[ "$(options "$(man_heads "$TMP/g.1")")" = "$(printf -- '--json\n--quiet')" ] ||
+	fail "man_heads: $(man_heads "$TMP/g.1")"
 ok "the checks find what they look for"

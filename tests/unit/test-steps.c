@@ -1,22 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* Each step's interface agrees with itself: every long option of its getopt table is in its usage
  * text, with a metavariable exactly when it takes a value, and every --option the usage names is in
- * the table (or is a global one). With --list it prints "STEP --opt --opt..." per step for
- * tests/cli/08-step-options.sh, which holds the same tables against `swaptool help STEP`,
- * `swaptool STEP --help` and docs/swaptool-STEP.1. */
+ * the table (or is a global one). With --list it prints "STEP --opt --opt..." per step, and with
+ * --globals "--opt --opt..." for the global options (cli/globals.c), for tests/cli/08-step-options.sh,
+ * which holds the same tables against `swaptool help STEP`, `swaptool STEP --help`,
+ * docs/swaptool-STEP.1 and docs/swaptool.1. */
+#include "globals.h"
 #include "steps.h"
 #include "tap.h"
 
 #include <ctype.h>
 
 /* cli/main.c takes these out of argv before a step sees them (take_globals). */
-static const char *const global_options[] = { "json",  "state",   "profile", "no-record", "quiet",
-					       "color", "no-color", "help",   "version",   "verbose" };
-
 static bool is_global(const char *name, size_t n)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(global_options); i++)
-		if (strlen(global_options[i]) == n && !strncmp(global_options[i], name, n))
+	for (size_t i = 0; i < global_options_n; i++)
+		if (strlen(global_options[i].name) == n && !strncmp(global_options[i].name, name, n))
 			return true;
 	return false;
 }
@@ -151,6 +150,12 @@ int main(int argc, char **argv)
 				printf(" --%s", o->name);
 			putchar('\n');
 		}
+		return 0;
+	}
+	if (argc == 2 && streq(argv[1], "--globals")) {
+		for (size_t i = 0; i < global_options_n; i++)
+			printf("%s--%s", i ? " " : "", global_options[i].name);
+		putchar('\n');
 		return 0;
 	}
 	check_checker();
