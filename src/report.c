@@ -833,6 +833,15 @@ static void fmt_ratio(double r, char buf[32])
 		snprintf(buf, 32, "%.2f", r);
 }
 
+/* runs[].lat_us.KEY (SCHEMA_LAT_*) in microseconds, 0 when the run lacks it (fmt_us writes "-"). */
+static double run_lat_us(json_object *run, const char *key)
+{
+	double us = 0;
+
+	schema_run_lat_us(run, key, &us);
+	return us;
+}
+
 static json_object *find_run(json_object *runs, const char *name)
 {
 	for (size_t i = 0; i < jlen(runs); i++)
@@ -895,24 +904,22 @@ static void text_sweep(FILE *f, json_object *sweep, json_object *ref)
  * reference) and B (this node) with the B/A ratios, as text for report.txt and report.html. */
 static void compare_cells(json_object *a, json_object *b, char c[9][32])
 {
-	json_object *la = jget(a, "lat_us"), *lb = jget(b, "lat_us");
-
 	fmt_iops(jget_double(a, "iops"), c[0]);
 	fmt_iops(jget_double(b, "iops"), c[1]);
 	fmt_ratio(ratio_of(jget_double(b, "iops"), jget_double(a, "iops")), c[2]);
-	fmt_us(jget_double(la, "p50"), c[3]);
-	fmt_us(jget_double(lb, "p50"), c[4]);
-	fmt_ratio(ratio_of(jget_double(lb, "p50"), jget_double(la, "p50")), c[5]);
-	fmt_us(jget_double(la, "p99_9"), c[6]);
-	fmt_us(jget_double(lb, "p99_9"), c[7]);
-	fmt_ratio(ratio_of(jget_double(lb, "p99_9"), jget_double(la, "p99_9")), c[8]);
+	fmt_us(run_lat_us(a, SCHEMA_LAT_P50), c[3]);
+	fmt_us(run_lat_us(b, SCHEMA_LAT_P50), c[4]);
+	fmt_ratio(ratio_of(run_lat_us(b, SCHEMA_LAT_P50), run_lat_us(a, SCHEMA_LAT_P50)), c[5]);
+	fmt_us(run_lat_us(a, SCHEMA_LAT_P99_9), c[6]);
+	fmt_us(run_lat_us(b, SCHEMA_LAT_P99_9), c[7]);
+	fmt_ratio(ratio_of(run_lat_us(b, SCHEMA_LAT_P99_9), run_lat_us(a, SCHEMA_LAT_P99_9)), c[8]);
 }
 
 
 /* This node (B) against the reference node (A) from report --reference: per run, B/A ratios. */
 static void text_compare(FILE *f, json_object *rep, json_object *acc)
 {
-	json_object *ref = jget(rep, "reference"), *ra = report_accept_of(jget(ref, "accept")), *runs = jget(acc, "runs");
+	json_object *ref = jget(rep, "reference"), *ra = report_accept_of(jget(ref, "accept")), *runs = schema_accept_runs(acc);
 	_cleanup_table_ struct table *t = NULL;
 
 	if (!ra)
@@ -922,7 +929,7 @@ static void text_compare(FILE *f, json_object *rep, json_object *acc)
 	for (unsigned k = 1; k < 10; k++)
 		table_align(t, k, ALIGN_RIGHT);
 	for (size_t i = 0; i < jlen(runs); i++) {
-		json_object *b = jarray_at(runs, i), *a = find_run(jget(ra, "runs"), jget_str(b, "name"));
+		json_object *b = jarray_at(runs, i), *a = schema_accept_run(ra, jget_str(b, "name"));
 		char c[9][32];
 
 		if (!a)
@@ -931,7 +938,7 @@ static void text_compare(FILE *f, json_object *rep, json_object *acc)
 		table_row(t, jget_str(b, "name") ?: "?", c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8]);
 	}
 	fprintf(f, "\nAgainst the reference node %s (A; this node %s is B; %s, record sha256 %.16s...)\n",
-		jget_str(ref, "node") ?: "?", jget_str(acc, "host") ?: "?", jget_str(ref, "file") ?: "?",
+		jget_str(ref, "node") ?: "?", schema_host(acc) ?: "?", jget_str(ref, "file") ?: "?",
 		jget_str(ref, "sha256") ?: "?");
 	table_fprint(f, t, false);
 }
@@ -1001,16 +1008,16 @@ static void text_trap(FILE *f, json_object *pre)
 	fprintf(f, "\nClone trap\n");
 	fprintf(f, "  source %s bytes (%s LBAs), target %s bytes (%s LBAs, preflight's --target %s)\n",
 		u64s(src, "size_bytes", a), u64s(src, "lba_count", b), u64s(tgt, "size_bytes", c),
-		u64s(tgt, "lba_count", d4), jget_str(tgt, "spec") ?: "?");
+		u64s(tgt, "lba_count", d4), schema_preflight_target_spec(pre) ?: "?");
 	fprintf(f, "  delta: %s bytes (target minus source)\n", fmt_thousands_signed(jget_i64(pre, "delta_bytes"), a));
 	if (gpt && jget_u64(tgt, "lba_count"))
 		fprintf(f, "  GPT backup header at LBA %s on the old drive; the new drive's last LBA is %s\n",
 			fmt_thousands(json_object_get_uint64(gpt), a), fmt_thousands(jget_u64(tgt, "lba_count") - 1, b));
 	fprintf(f, "  raw clone %s; filesystem-aware clone %s; fresh install + restore %s\n",
-		path_possible(pre, "raw_clone") ? "possible" : "IMPOSSIBLE",
-		path_possible(pre, "fs_clone") ? "possible" : "impossible",
-		path_possible(pre, "fresh_install") ? "possible" : "impossible");
-	json_object *fi = jget(jget(pre, "paths"), "fresh_install");
+		path_possible(pre, SCHEMA_PATH_RAW_CLONE) ? "possible" : "IMPOSSIBLE",
+		path_possible(pre, SCHEMA_PATH_FS_CLONE) ? "possible" : "impossible",
+		path_possible(pre, SCHEMA_PATH_FRESH_INSTALL) ? "possible" : "impossible");
+	json_object *fi = schema_preflight_path(pre, SCHEMA_PATH_FRESH_INSTALL);
 	if (jget(fi, "refetchable_bytes"))
 		fprintf(f, "  re-fetchable %s, irreplaceable %s\n", fmt_decimal(jget_u64(fi, "refetchable_bytes"), a),
 			fmt_decimal(jget_u64(fi, "irreplaceable_bytes"), b));
@@ -1039,17 +1046,17 @@ static void text_restored(FILE *f, const char *step, json_object *rec, json_obje
 		n[st]++;
 	}
 	fprintf(f, "\n%s\n  verdict %s: %zu checks passed, %zu warned, %zu failed, %zu skipped\n",
-		streq(step, "restore") ? "Restore" : "Restore verification", jget_str(rec, "verdict") ?: "?",
+		streq(step, "restore") ? "Restore" : "Restore verification", schema_verdict(rec) ?: "?",
 		n[ST_PASS], n[ST_WARN], n[ST_FAIL], n[ST_SKIP]);
 	{
-		json_object *arc = jget(rec, "archive");
-		const char *bpath, *bsha, *vsha = jget_str(arc, "sha256");
-		uint64_t bbytes, bentries;
+		struct schema_archive read, backed;
 
-		backup_fields(backup, &bpath, &bsha, &bbytes, &bentries);
-		if (vsha)
-			fprintf(f, "  tarball  %s, sha256 %.16s... %s\n", jget_str(arc, "path") ?: "?", vsha,
-				!bsha ? "(no backup record to compare)" : streq(vsha, bsha) ? "(the backup's)" : "(NOT the backup's tarball)");
+		schema_archive(rec, &read);
+		schema_archive(backup, &backed);
+		if (read.sha256)
+			fprintf(f, "  tarball  %s, sha256 %.16s... %s\n", read.path ?: "?", read.sha256,
+				!backed.sha256 ? "(no backup record to compare)" : streq(read.sha256, backed.sha256)
+										 ? "(the backup's)" : "(NOT the backup's tarball)");
 	}
 }
 
@@ -1062,11 +1069,11 @@ static void text_runs(FILE *f, json_object *runs)
 	for (unsigned k = 2; k < 7; k++)
 		table_align(t, k, ALIGN_RIGHT);
 	for (size_t i = 0; i < jlen(runs); i++) {
-		json_object *r = jarray_at(runs, i), *lat = jget(r, "lat_us");
+		json_object *r = jarray_at(runs, i);
 
 		fmt_iops(jget_double(r, "iops"), a);
-		fmt_us(jget_double(lat, "p50"), b);
-		fmt_us(jget_double(lat, "p99_9"), c);
+		fmt_us(run_lat_us(r, SCHEMA_LAT_P50), b);
+		fmt_us(run_lat_us(r, SCHEMA_LAT_P99_9), c);
 		table_cellf(t, "%s", jget_str(r, "name") ?: "?");
 		table_cellf(t, "%s", jget_str(r, "mode") ?: "?");
 		table_cellf(t, "%" PRIu64, jget_u64(r, "inflight"));
@@ -1087,7 +1094,7 @@ static void text_gates(FILE *f, json_object *gates)
 		json_object *g = jarray_at(gates, i);
 		_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
 
-		table_row(t, jget_str(g, "name") ?: "?", th, me, jget_str(g, "status") ?: "?");
+		table_row(t, schema_gate_name(g) ?: "?", th, me, schema_gate_status(g) ?: "?");
 	}
 	fputc('\n', f);
 	table_fprint(f, t, false);
@@ -1098,11 +1105,11 @@ static void text_accept(FILE *f, json_object *rep, json_object *acc)
 	bool run, failed;
 	char a[32];
 
-	fprintf(f, "\nAcceptance on %s (%s, working set %s)\n", jget_str(acc, "host") ?: "?",
-		jget_str(jget(acc, "target"), "path") ?: "?",
+	fprintf(f, "\nAcceptance on %s (%s, working set %s)\n", schema_host(acc) ?: "?",
+		schema_accept_target_path(acc) ?: "?",
 		fmt_binary(jget_u64(jget(acc, "target"), "working_set_bytes"), a));
-	text_runs(f, jget(acc, "runs"));
-	text_gates(f, jget(acc, "gates"));
+	text_runs(f, schema_accept_runs(acc));
+	text_gates(f, schema_accept_gates(acc));
 	schema_accept_engine_gates(acc, &run, &failed);
 	fprintf(f, "  engine gates (cold-boot 157 K prompt, full 97-scenario bench): %s\n",
 		!run ? "NOT RUN" : failed ? "FAILED" : "passed");
@@ -1507,14 +1514,14 @@ static bool gate_is(json_object *g, const char *run, const char *unit)
 {
 	const char *gr = jget_str(g, "run");
 
-	return (gr ? streq(gr, run) : report_gate_of_run(jget_str(g, "name"), run)) && streq(jget_str(g, "unit"), unit) &&
+	return (gr ? streq(gr, run) : report_gate_of_run(schema_gate_name(g), run)) && streq(jget_str(g, "unit"), unit) &&
 	       json_object_is_type(jget(g, "threshold"), json_type_int) + json_object_is_type(jget(g, "threshold"), json_type_double);
 }
 
 static char *gate_words(json_object *g)
 {
 	_cleanup_free_ char *th = report_gate_threshold(g);
-	return xasprintf("gate %s %s (%s)", jget_str(g, "name") ?: "?", th, jget_str(g, "status") ?: "?");
+	return xasprintf("gate %s %s (%s)", schema_gate_name(g) ?: "?", th, schema_gate_status(g) ?: "?");
 }
 
 /* Each of RUN's gates in UNIT as a line: vertical at its x value, or across FROM..TO at its y value. */
@@ -1674,7 +1681,7 @@ static void pctl_gates(FILE *f, const struct chart *c, json_object *gates, const
 {
 	for (size_t j = 0; j < jlen(gates); j++) {
 		json_object *g = jarray_at(gates, j);
-		const char *gn = jget_str(g, "name") ?: "";
+		const char *gn = schema_gate_name(g) ?: "";
 		double px = strstr(gn, "p99.9") || strstr(gn, "p99_9") ? 1000 : strstr(gn, "p99") ? 100 :
 			    strstr(gn, "p90") ? 10 : 2;
 		_cleanup_free_ char *w = NULL;
@@ -2082,12 +2089,12 @@ static void html_trap(FILE *f, json_object *pre)
 {
 	json_object *src = jget(pre, "source"), *tgt = jget(pre, "target");
 	json_object *gpt = jget(jget(src, "partition_table"), "backup_header_lba");
-	json_object *fi = jget(jget(pre, "paths"), "fresh_install");
+	json_object *fi = schema_preflight_path(pre, SCHEMA_PATH_FRESH_INSTALL);
 	char a[32];
 
 	fputs("<section>\n<h2>Clone trap</h2>\n<table>\n", f);
-	html_bytes_row(f, "source size", fmt_thousands(jget_u64(src, "size_bytes"), a));
-	html_bytes_row(f, "target size (preflight --target)", fmt_thousands(jget_u64(tgt, "size_bytes"), a));
+	html_bytes_row(f, "source size", fmt_thousands(schema_preflight_source_bytes(pre), a));
+	html_bytes_row(f, "target size (preflight --target)", fmt_thousands(schema_preflight_target_bytes(pre), a));
 	html_bytes_row(f, "delta (target minus source)", fmt_thousands_signed(jget_i64(pre, "delta_bytes"), a));
 	if (gpt && jget_u64(tgt, "lba_count")) {
 		fputs("<tr><th>backup GPT header (old drive)</th>", f);
@@ -2097,11 +2104,11 @@ static void html_trap(FILE *f, json_object *pre)
 		fputs("</tr>\n", f);
 	}
 	fputs("<tr><th>raw clone</th>", f);
-	st_cell(f, path_possible(pre, "raw_clone") ? "pass" : "fail");
+	st_cell(f, path_possible(pre, SCHEMA_PATH_RAW_CLONE) ? "pass" : "fail");
 	fputs("</tr>\n<tr><th>filesystem-aware clone</th>", f);
-	st_cell(f, path_possible(pre, "fs_clone") ? "pass" : "fail");
+	st_cell(f, path_possible(pre, SCHEMA_PATH_FS_CLONE) ? "pass" : "fail");
 	fputs("</tr>\n<tr><th>fresh install + restore</th>", f);
-	st_cell(f, path_possible(pre, "fresh_install") ? "pass" : "fail");
+	st_cell(f, path_possible(pre, SCHEMA_PATH_FRESH_INSTALL) ? "pass" : "fail");
 	fputs("</tr>\n", f);
 	if (jget(fi, "refetchable_bytes")) {
 		char c2[32];
@@ -2142,9 +2149,9 @@ static void html_accept_meta(FILE *f, json_object *acc)
 	char a[32];
 
 	fputs("<h2>Acceptance</h2>\n<p class=\"meta\">on ", f);
-	html_esc(f, jget_str(acc, "host"));
+	html_esc(f, schema_host(acc));
 	fputs(", reading ", f);
-	html_esc(f, jget_str(jget(acc, "target"), "path"));
+	html_esc(f, schema_accept_target_path(acc));
 	fprintf(f, " (working set %s)", fmt_binary(jget_u64(jget(acc, "target"), "working_set_bytes"), a));
 	schema_accept_engine_gates(acc, &run, &failed);
 	fputs("; engine gates (cold-boot 157 K prompt, full 97-scenario bench): ", f);
@@ -2163,8 +2170,8 @@ static void html_runs(FILE *f, json_object *runs)
 		snprintf(d, sizeof(d), "%" PRIu64, jget_u64(r, "inflight"));
 		snprintf(e, sizeof(e), "%.0f", jget_double(r, "mb_s"));
 		fmt_iops(jget_double(r, "iops"), a);
-		fmt_us(jget_double(jget(r, "lat_us"), "p50"), b);
-		fmt_us(jget_double(jget(r, "lat_us"), "p99_9"), c);
+		fmt_us(run_lat_us(r, SCHEMA_LAT_P50), b);
+		fmt_us(run_lat_us(r, SCHEMA_LAT_P99_9), c);
 		fputs("<tr>", f);
 		td(f, NULL, jget_str(r, "name"));
 		td(f, NULL, jget_str(r, "mode"));
@@ -2189,10 +2196,10 @@ static void html_gates(FILE *f, json_object *gates)
 			? xasprintf("%s %s", me, jget_str(g, "unit")) : xstrdup(me);
 
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(g, "name"));
+		td(f, NULL, schema_gate_name(g));
 		td(f, "num", th);
 		td(f, "num", mu);
-		st_cell(f, jget_str(g, "status"));
+		st_cell(f, schema_gate_status(g));
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n</section>\n", f);
@@ -2236,7 +2243,7 @@ static void html_sweep(FILE *f, json_object *sweep, json_object *ra)
 /* this node's runs against the reference node's: A, B and B/A for IOPS, p50 and p99.9, then the chart */
 static void html_reference(FILE *f, json_object *ref, json_object *acc, json_object *rruns)
 {
-	json_object *runs = jget(acc, "runs");
+	json_object *runs = schema_accept_runs(acc);
 
 	fputs("<h2>Against the reference node</h2>\n<p class=\"meta\">A: ", f);
 	html_esc(f, jget_str(ref, "node"));
@@ -2245,7 +2252,7 @@ static void html_reference(FILE *f, json_object *ref, json_object *acc, json_obj
 	fputs(", accept record sha256 <code>", f);
 	html_esc(f, jget_str(ref, "sha256"));
 	fputs("</code>); B: this node, ", f);
-	html_esc(f, jget_str(acc, "host"));
+	html_esc(f, schema_host(acc));
 	fputs(". Ratios are B/A: below 1 for IOPS, above 1 for latency, is worse than the reference.</p>\n"
 	      "<div class=\"grid\">\n<section class=\"scroll\">\n<table>\n<tr><th>run</th><th>IOPS A</th><th>IOPS B</th><th>B/A</th>"
 	      "<th>p50 A</th><th>p50 B</th><th>B/A</th><th>p99.9 A</th><th>p99.9 B</th><th>B/A</th></tr>\n", f);
@@ -2269,9 +2276,9 @@ static void html_reference(FILE *f, json_object *ref, json_object *acc, json_obj
 
 static void html_accept(FILE *f, json_object *rep, json_object *acc)
 {
-	json_object *runs = jget(acc, "runs"), *gates = jget(acc, "gates"), *sweep = jget(acc, "sweep");
+	json_object *runs = schema_accept_runs(acc), *gates = schema_accept_gates(acc), *sweep = jget(acc, "sweep");
 	json_object *ref = jget(rep, "reference"), *ra = report_accept_of(jget(ref, "accept"));
-	json_object *rruns = jget(ra, "runs");
+	json_object *rruns = schema_accept_runs(ra);
 
 	html_accept_meta(f, acc);
 	fputs("<div class=\"grid\">\n", f);

@@ -338,14 +338,19 @@ json_object *schema_preflight_identity(json_object *pre, bool target)
 	return jget_object(pre, target ? "target_identity" : "source_identity");
 }
 
+json_object *schema_preflight_path(json_object *pre, const char *path)
+{
+	return jget_object(jget_object(pre, "paths"), path);
+}
+
 bool schema_preflight_path_known(json_object *pre, const char *path)
 {
-	return jget_object(jget_object(pre, "paths"), path) != NULL;
+	return schema_preflight_path(pre, path) != NULL;
 }
 
 bool schema_preflight_path_possible(json_object *pre, const char *path)
 {
-	return jget_bool(jget_object(jget_object(pre, "paths"), path), "possible");
+	return jget_bool(schema_preflight_path(pre, path), "possible");
 }
 
 void schema_archive(json_object *rec, struct schema_archive *a)

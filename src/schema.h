@@ -5,8 +5,10 @@
  * for, the keys they read with their types (schema_keys, checked by schema_validate when a record
  * is loaded), and one accessor per fact. A reader of another step's record goes through an
  * accessor here rather than spelling the key where it reads it; a writer uses the names here.
- * (The renderers of report.txt and report.html, and the per-field readers of metrics and fleet,
- * still spell some keys of their own, through typed lookups that read a wrong type as absent.)
+ * (The renderers of report.txt and report.html read through these where one exists and spell only
+ * what they alone show, such as a run's mode and MB/s, the sweep and the drives' LBA counts; the
+ * per-field readers of metrics and fleet still spell some keys of their own. Both go through
+ * typed lookups that read a wrong type as absent.)
  *
  * Adding a key is free; changing what a key holds (its type or meaning) needs a new RECORD_SCHEMA
  * (src/record.h), and records of the old schema must stay readable.
@@ -122,6 +124,9 @@ uint64_t schema_preflight_target_bytes(json_object *pre);
  * nvme, from, controller, model, serial, firmware, class {name, verdict, reason}, hmb_mb, smart,
  * error_log {entries}, namespaces [{judged, size_bytes, lba_size}]; NULL when not an object. */
 json_object *schema_preflight_identity(json_object *pre, bool target);
+/* paths.PATH (SCHEMA_PATH_*): possible, and for the fresh install refetchable_bytes and
+ * irreplaceable_bytes; NULL when the record lacks it. */
+json_object *schema_preflight_path(json_object *pre, const char *path);
 /* Does `paths` name this path at all (an older record may lack one)? */
 bool schema_preflight_path_known(json_object *pre, const char *path);
 /* paths.PATH.possible */
