@@ -17,7 +17,7 @@ dd if=/dev/urandom of="$W/shard.bin" bs=1M count=64 status=none conv=fsync
 
 real=$SWAPTOOL
 if [ -n "${SWAPTOOL_DEB:-}" ]; then
-	dpkg-query -W -f='${Status}' swaptool 2>/dev/null | grep -q 'install ok installed' &&
+	dpkg-query -W -f='${Status}' swaptool 2>/dev/null | grepq 'install ok installed' &&
 		skip "the swaptool package is already installed; not replacing it"
 	removedeb=1
 	real=/usr/bin/swaptool

@@ -29,6 +29,14 @@ STATE="$TMP/state"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 ok() { echo "ok - $*"; }
+# CMD | grepq [GREP OPTIONS] PATTERN: grep -q that reads its whole input first. Under pipefail a
+# plain `| grep -q` leaves at the first match, and a writer with more to say dies of SIGPIPE: the
+# pipeline then fails on a match (a flaky test) or, before `&& fail`, hides one.
+grepq() {
+	local in
+	in=$(cat)
+	grep -q "$@" <<<"$in"
+}
 
 # run CODE CMD...: run a command, fail unless it exits with CODE; output in $OUT, stderr in $ERR.
 run() {

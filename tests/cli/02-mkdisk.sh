@@ -127,8 +127,8 @@ cfg=$(printf '%s' "$OUT" | jq '.directories[] | select(.path == "/home/nv/.confi
 dbg 'cat /etc/fstab' >"$TMP/fstab"
 grep -q '^UUID=0d6c4e57-7e41-493d-a531-809dda000002[[:space:]]*/[[:space:]]' "$TMP/fstab" || fail "fstab: /"
 grep -q '^UUID=D6C4-0001[[:space:]]*/boot/efi[[:space:]]' "$TMP/fstab" || fail "fstab: /boot/efi"
-dbg 'cat /etc/hosts' | grep -q 'dgx4' || fail "hosts lacks dgx4"
-dbg 'stat /etc/netplan/01-netcfg.yaml' | grep -q 'Mode:  0600' || fail "netplan mode"
+dbg 'cat /etc/hosts' | grepq 'dgx4' || fail "hosts lacks dgx4"
+dbg 'stat /etc/netplan/01-netcfg.yaml' | grepq 'Mode:  0600' || fail "netplan mode"
 # the key pair is a real one: ssh-keygen derives the .pub from the private file
 cp "$TMP/dump/$(printf '%s' "$OUT" | jq '.files | to_entries[] | select(.value.path == "/home/nv/.ssh/id_ed25519") | .key')" "$TMP/id"
 chmod 600 "$TMP/id"
@@ -163,7 +163,7 @@ v=$(sgdisk -v "$IMG" 2>&1 || true)
 case "$v" in *"Main header: ERROR"*"Backup header: OK"*"Main partition table: OK"*"Backup partition table: OK"*) ;;
 *) fail "sgdisk -v on corrupt-primary: $v";; esac
 case "$v" in *"Invalid CRC on main header"*) ;; *) fail "sgdisk does not see the bad CRC: $v";; esac
-blkid -p -O "$(fsoff 1)" "$IMG" | grep -q 'TYPE="ext4"' || fail "p2 lost on corrupt-primary"
+blkid -p -O "$(fsoff 1)" "$IMG" | grepq 'TYPE="ext4"' || fail "p2 lost on corrupt-primary"
 ok "corrupt-primary: sgdisk reports the main header, the backup is good"
 rm -f "$IMG"
 
@@ -177,9 +177,9 @@ grep -q 'img1 : start= *2048, size= *1048576, type=ef$' "$TMP/sfd" || { cat "$TM
 grep -q 'img2 : start= *1050624, size= *3999746736, type=83$' "$TMP/sfd" || { cat "$TMP/sfd"; fail "mbr: p2"; }
 jeq '.partition_table.partitions[1].end_lba' 4000797359
 # the same content as incident's p2 (fsck'd there): the superblock is enough here
-dumpe2fs -h "$IMG?offset=$(fsoff 1)" 2>/dev/null | grep -q '^Filesystem state: *clean$' || fail "mbr: p2 not clean"
-blkid -p -O "$(fsoff 1)" "$IMG" | grep -q 'UUID="0d6c4e57-7e41-493d-a531-809dda000002"' || fail "mbr: p2 UUID"
-blkid -p -O "$(fsoff 0)" "$IMG" | grep -q 'TYPE="vfat"' || fail "mbr: p1 FAT"
+dumpe2fs -h "$IMG?offset=$(fsoff 1)" 2>/dev/null | grepq '^Filesystem state: *clean$' || fail "mbr: p2 not clean"
+blkid -p -O "$(fsoff 1)" "$IMG" | grepq 'UUID="0d6c4e57-7e41-493d-a531-809dda000002"' || fail "mbr: p2 UUID"
+blkid -p -O "$(fsoff 0)" "$IMG" | grepq 'TYPE="vfat"' || fail "mbr: p1 FAT"
 ok "mbr: 0xEF + 0x83 to LBA 4,000,797,359"
 rm -f "$IMG"
 
@@ -192,7 +192,7 @@ b=$(blkid -p "$IMG")
 case "$b" in *'UUID="0d6c4e57-7e41-493d-a531-809dda000000"'*'TYPE="ext4"'*) ;; *) fail "none: $b";; esac
 case "$b" in *PTTYPE*) fail "none has a partition table: $b";; esac
 # written by the same code as incident's p2 (fsck'd there): the superblock is enough here
-dumpe2fs -h "$IMG" 2>/dev/null | grep -q '^Filesystem state: *clean$' || fail "none: not clean"
+dumpe2fs -h "$IMG" 2>/dev/null | grepq '^Filesystem state: *clean$' || fail "none: not clean"
 jeq .filesystem.block_count 500099670
 ok "none: a whole-disk ext4"
 rm -f "$IMG"
@@ -214,9 +214,9 @@ sfdisk -d "$IMG" >"$TMP/sfd" 2>&1 || fail "sfdisk -d three"
 grep -q 'img2 : start= *1050624, size= *3948949377,' "$TMP/sfd" || { cat "$TMP/sfd"; fail "three: p2"; }
 grep -q 'img3 : start= *3950000001, size= *50797326,' "$TMP/sfd" || { cat "$TMP/sfd"; fail "three: p3"; }
 jeq '.partition_table.partitions[1].end_lba' 3950000000
-sgdisk -v "$IMG" 2>&1 | grep -q "No problems found" || fail "sgdisk -v three"
+sgdisk -v "$IMG" 2>&1 | grepq "No problems found" || fail "sgdisk -v three"
 fsck_clean "$IMG" "$(fsoff 2)"
-blkid -p -O "$(fsoff 1)" "$IMG" | grep -q 'UUID="0d6c4e57-7e41-493d-a531-809dda000002"' || fail "three: p2 fs"
+blkid -p -O "$(fsoff 1)" "$IMG" | grepq 'UUID="0d6c4e57-7e41-493d-a531-809dda000002"' || fail "three: p2 fs"
 ok "three: p2 ends at 3,950,000,000, p3 after it"
 rm -f "$IMG"
 
@@ -240,7 +240,7 @@ jeq '.partition_table.partitions[1] | "\(.start_lba) \(.end_lba)"' "133120 83885
 first=$(printf '%s' "$OUT" | jq -S 'del(.path)')
 alloc=$(printf '%s' "$OUT" | jq .allocated_bytes)
 within "$alloc" 1462000000 1 || fail "scaled allocates $alloc"
-sgdisk -v "$IMG" 2>&1 | grep -q "No problems found" || fail "sgdisk -v scaled"
+sgdisk -v "$IMG" 2>&1 | grepq "No problems found" || fail "sgdisk -v scaled"
 fsck_clean "$IMG" "$(fsoff 1)"
 resize2fs -P "$IMG?offset=$(fsoff 1)" >/dev/null 2>&1 || fail "resize2fs -P scaled"
 dd if="$IMG" of="$TMP/esp" bs=1M skip=1 count=64 status=none
@@ -277,16 +277,16 @@ for l in "First usable LBA: 6" "Last usable LBA: 500099664" "Alternative LBA: 50
 done
 grep -Eq 'k\.img1 +256 +131327 ' "$TMP/fd" || fail "4096: p1"
 grep -Eq 'k\.img2 +131328 +500099664 ' "$TMP/fd" || fail "4096: p2"
-blkid -p -O 1048576 "$IMG" | grep -q 'UUID="D6C4-0001"' || fail "4096: ESP not at 1 MiB"
-blkid -p -O "$(fsoff 1)" "$IMG" | grep -q 'TYPE="ext4"' || fail "4096: p2 not ext4"
+blkid -p -O 1048576 "$IMG" | grepq 'UUID="D6C4-0001"' || fail "4096: ESP not at 1 MiB"
+blkid -p -O "$(fsoff 1)" "$IMG" | grepq 'TYPE="ext4"' || fail "4096: p2 not ext4"
 [ "$(fsoff 1)" = $((131328 * 4096)) ] || fail "4096: p2 offset"
-dumpe2fs -h "$IMG?offset=$(fsoff 1)" 2>/dev/null | grep -q '^Filesystem state: *clean$' || fail "4096: p2 not clean"
+dumpe2fs -h "$IMG?offset=$(fsoff 1)" 2>/dev/null | grepq '^Filesystem state: *clean$' || fail "4096: p2 not clean"
 # sgdisk reads 4096-byte LBAs only from a device: a read-only loop device when we may
 if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 	# a kernel without loop sector sizes (LOOP_SET_BLOCK_SIZE, 4.14) cannot do this: not a failure
 	if dev=$(losetup -f --show -r --sector-size 4096 "$IMG" 2>"$TMP/losetup.err"); then
 		LOOPS+=("$dev")
-		sgdisk -v "$dev" 2>&1 | grep -q "No problems found" || fail "sgdisk -v on the 4096-byte loop device"
+		sgdisk -v "$dev" 2>&1 | grepq "No problems found" || fail "sgdisk -v on the 4096-byte loop device"
 		losetup -d "$dev"
 		LOOPS=()
 		ok "4096: sgdisk -v clean on a 4096-byte loop device"

@@ -36,7 +36,7 @@ ok "backup of the demo root in ${ms} ms, $(stat -c %s "$T") bytes"
 [ "$(stat -c '%a %U' "$T")" = "600 nobody" ] || fail "tarball is $(stat -c '%a %U' "$T"), expected 600 nobody"
 [ "$(head -c2 "$T" | od -An -tx1 | tr -d ' ')" = 1f8b ] || fail "not gzip"
 [ "$(tar -tzf "$T" | head -1)" = swaptool-manifest.json ] || fail "manifest is not the first entry"
-ls "$TMP/o" | grep -q tmp && fail "a temporary file was left beside the tarball"
+ls "$TMP/o" | grepq tmp && fail "a temporary file was left beside the tarball"
 
 # the manifest: schema, paths relative to the root, every file's hash equal to sha256sum's
 M=$(manifest_of "$T")
@@ -61,7 +61,7 @@ want=$(cd "$D" && find home/nv/.config/flare home/nv/.ssh etc/netplan etc/fstab 
 got=$(printf '%s' "$M" | jq -r '.entries[] | select(.parent != true) | .path' | sort)
 [ "$want" = "$got" ] || { diff <(echo "$want") <(echo "$got") >&2; fail "manifest paths differ from the tree"; }
 # the step records ride along
-tar -tzf "$T" | grep -qx 'swaptool-state/preflight.json' || fail "state record missing from the tarball"
+tar -tzf "$T" | grepq -x 'swaptool-state/preflight.json' || fail "state record missing from the tarball"
 ok "manifest: $n file hashes match sha256sum, paths match an independent walk"
 
 # modes, owners, mtimes, xattrs and ACLs as GNU tar reads them back
@@ -74,7 +74,7 @@ for p in home/nv/.config/flare/orbit/controller.key home/nv/.ssh/id_ed25519 home
 done
 [ "$(getfattr --only-values -n user.flare.role "$X/home/nv/.config/flare/orbit/controller.key" 2>/dev/null)" = controller ] ||
 	fail "xattr user.flare.role lost"
-getfacl -p "$X/home/nv/.config/flare/config.toml" 2>/dev/null | grep -q '^user:daemon:r--' || fail "ACL user:daemon:r-- lost"
+getfacl -p "$X/home/nv/.config/flare/config.toml" 2>/dev/null | grepq '^user:daemon:r--' || fail "ACL user:daemon:r-- lost"
 [ "$(readlink "$X/home/nv/.ssh/id_current.pub")" = id_ed25519.pub ] || fail "symlink not stored as a link"
 ok "GNU tar reads back modes, owners, mtimes, the xattr and the ACL"
 
@@ -167,7 +167,7 @@ if command -v setpriv >/dev/null; then
 	run 0 as_nobody "$USWAPTOOL" --json --state "$TMP/ustate" backup --root "$U" --home /home/nv --out "$TMP/uout/u.tar.gz" --skip-unreadable
 	jeq '[.skipped[] | select(.reason | startswith("unreadable"))][0].path' "$U/home/nv/.ssh/known_hosts"
 	jeq '[.checks[] | select(.id == "skipped")][0].status' warn
-	tar -tzf "$TMP/uout/u.tar.gz" | grep -q known_hosts && fail "unreadable file in the tarball"
+	tar -tzf "$TMP/uout/u.tar.gz" | grepq known_hosts && fail "unreadable file in the tarball"
 	ok "unreadable file: exit 3 naming it, --skip-unreadable records it"
 fi
 

@@ -58,7 +58,7 @@ else
 	got=$(snapshot "$F" | sed 's|^\./etc/fstab\.pre-swap |./etc/fstab |')
 fi
 [ "$want" = "$got" ] || { diff <(echo "$want") <(echo "$got") >&2; fail "restored tree differs from the original"; }
-getfacl -p "$F/home/nv/.config/flare/config.toml" 2>/dev/null | grep -q '^user:daemon:r--' || fail "ACL not restored"
+getfacl -p "$F/home/nv/.config/flare/config.toml" 2>/dev/null | grepq '^user:daemon:r--' || fail "ACL not restored"
 [ "$(getfattr --only-values -n user.flare.role "$F/home/nv/.config/flare/orbit/controller.key" 2>/dev/null)" = controller ] ||
 	fail "xattr not restored"
 ok "round trip: $(echo "$want" | wc -l) paths identical by sha256sum and stat (fstab resolved: $resolved)"
@@ -85,7 +85,7 @@ jeq .undo.path "$TMP/undo.tar.gz"
 [ "$(printf '%s' "$OUT" | jq '.counts.replace')" -ge 3 ] || fail "expected at least 3 replaced entries"
 cmp -s "$D/home/nv/.ssh/id_ed25519" "$G/home/nv/.ssh/id_ed25519" || fail "key not replaced"
 [ "$(tar -tzf "$TMP/undo.tar.gz" | head -1)" = swaptool-manifest.json ] || fail "undo tarball has no manifest"
-tar -xzOf "$TMP/undo.tar.gz" home/nv/.ssh/id_ed25519 | grep -q 'new install key' || fail "undo tarball lacks the replaced key"
+tar -xzOf "$TMP/undo.tar.gz" home/nv/.ssh/id_ed25519 | grepq 'new install key' || fail "undo tarball lacks the replaced key"
 run 0 "$SWAPTOOL" --json --state "$S2" restore --undo "$TMP/undo.tar.gz" --root "$G"
 after=$(snapshot "$G")
 [ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after") >&2; fail "undo did not restore the tree"; }

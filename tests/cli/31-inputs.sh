@@ -83,6 +83,6 @@ ok "/etc/hosts and /etc/fstab as FIFOs: verify fails them, no hang"
 mkfifo "$STATE/planted.json"
 run 0 timeout 20 "$SWAPTOOL" --json --state "$STATE" backup --root "$D" --home /home/nv --out "$TMP/c.tar.gz"
 one_doc
-tar -tzf "$TMP/c.tar.gz" | grep -q planted && fail "the FIFO went into the tarball"
+tar -tzf "$TMP/c.tar.gz" | grepq planted && fail "the FIFO went into the tarball"
 rm "$STATE/planted.json"
 ok "a FIFO in the state directory is skipped by backup"

@@ -77,5 +77,5 @@ jeq '.rehearsal.actions[] | select(.action=="verify") | .detail | test("1 skippe
 run 0 env PATH="$TMP/bin" "$SWAPTOOL" --state "$STATE" plan "$TMP/small.img" --target 3899999744 --rehearse \
 	--scratch "$TMP/scratch"
 contains "sgdisk is not installed"
-printf '%s\n' "$OUT" | grep "rehearse-sgdisk" | grep -qi skip || fail "the table does not show rehearse-sgdisk as skip: $OUT"
+printf '%s\n' "$OUT" | grep "rehearse-sgdisk" | grepq -i skip || fail "the table does not show rehearse-sgdisk as skip: $OUT"
 ok "sgdisk missing: skip, not pass"

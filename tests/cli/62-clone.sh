@@ -80,7 +80,7 @@ ok "clone ran"
 check_target() {
 	local off=537919488 f want got
 	e2fsck -fn "$T?offset=$off" >"$TMP/fsck" 2>&1 || { cat "$TMP/fsck"; fail "e2fsck -fn of the target"; }
-	sgdisk -v "$T" | grep -q "No problems found" || fail "sgdisk -v of the target"
+	sgdisk -v "$T" | grepq "No problems found" || fail "sgdisk -v of the target"
 	sfdisk -J "$T" >"$TMP/t.json"
 	[ "$(jq -r '.partitiontable.id' "$TMP/t.json")" = D6C40000-7E41-493D-A531-809DDA000000 ] || fail "disk GUID"
 	[ "$(jq -r '[.partitiontable.partitions[].uuid] | join(",")' "$TMP/t.json")" = \

@@ -60,7 +60,7 @@ for i in $(seq 50); do
 done
 [ -b "${TGT}p2" ] || fail "no ${TGT}p2 after the clone"
 e2fsck -fn "${TGT}p2" >/dev/null 2>&1 || fail "e2fsck -fn ${TGT}p2"
-sgdisk -v "$TGT" | grep -q "No problems found" || fail "sgdisk -v $TGT"
+sgdisk -v "$TGT" | grepq "No problems found" || fail "sgdisk -v $TGT"
 [ "$(blkid -p -o value -s PART_ENTRY_UUID "${TGT}p2")" = d6c40002-7e41-493d-a531-809dda000002 ] || fail "PARTUUID p2"
 [ "$(blkid -p -o value -s UUID "${TGT}p2")" = 0d6c4e57-7e41-493d-a531-809dda000002 ] || fail "UUID p2"
 [ "$(blkid -p -o value -s UUID "${TGT}p1")" = D6C4-0001 ] || fail "UUID p1"

@@ -35,7 +35,7 @@ run 0 "$SWAPTOOL" --state "$STATE" --json clone "$TMP/src.img" "$TMP/tgt.img" --
 jeq .verdict pass
 off=$(jq -r '.partition_table.partitions[1].fs.offset_bytes' "$TMP/src.json")
 e2fsck -fn "$TMP/tgt.img?offset=$off" >/dev/null 2>&1 || fail "e2fsck -fn after the rerun"
-sgdisk -v "$TMP/tgt.img" | grep -q "No problems found" || fail "sgdisk -v after the rerun"
+sgdisk -v "$TMP/tgt.img" | grepq "No problems found" || fail "sgdisk -v after the rerun"
 jq -r '.files[] | select(.partition == 2) | "\(.path) \(.sha256)"' "$TMP/src.json" | while read -r f want; do
 	got=$(debugfs -R "cat \"$f\"" "$TMP/tgt.img?offset=$off" 2>/dev/null | sha256sum | cut -d' ' -f1)
 	[ "$got" = "$want" ] || fail "$f differs after the rerun"

@@ -56,7 +56,7 @@ for t in "${sizes[@]}"; do
 	jeq .verdict pass
 	jeq .clone.source_written false
 	e2fsck -fn "$TMP/t.img?offset=$off" >"$TMP/fsck" 2>&1 || { cat "$TMP/fsck"; fail "e2fsck -fn of the $t-byte target"; }
-	sgdisk -v "$TMP/t.img" | grep -q "No problems found" || fail "sgdisk -v of the $t-byte target"
+	sgdisk -v "$TMP/t.img" | grepq "No problems found" || fail "sgdisk -v of the $t-byte target"
 	[ "$(blkid -p -o value -s UUID -O "$off" "$TMP/t.img")" = 0d6c4e57-7e41-493d-a531-809dda000002 ] || fail "ext4 UUID"
 	[ "$(sfdisk -J "$TMP/t.img" | jq -r '[.partitiontable.partitions[].uuid] | join(",")')" = \
 	  D6C40001-7E41-493D-A531-809DDA000001,D6C40002-7E41-493D-A531-809DDA000002 ] || fail "PARTUUIDs"

@@ -89,7 +89,7 @@ wait $pid || got=$?
 grep -q "interrupted during shrink" "$TMP/e" || fail "no 'interrupted during shrink': $(cat "$TMP/e")"
 sleep 0.5
 if grep -q "$TMP/swaptool-composite" /proc/mounts; then fail "a composite mount is left after SIGTERM"; fi
-if pgrep -af resize2fs | grep -qF "$TMP/"; then fail "resize2fs left running"; fi
+if pgrep -af resize2fs | grepq -F "$TMP/"; then fail "resize2fs left running"; fi
 if sfdisk -d "$T" >/dev/null 2>&1; then fail "the interrupted target carries a partition table"; fi
 [ "$(sparse_digest "$S")" = "$src0" ] || fail "the interrupted clone changed the source"
 ok "SIGTERM during the shrink: exit 130, nothing mounted, no table, source unchanged"
@@ -105,7 +105,7 @@ jeq '.clone.actions[] | select(.action=="shrink") | .detail | test("the source w
 awk -v s="$secs" 'BEGIN { exit !(s < 180) }' || fail "clone took $secs s"
 [ "$(sparse_digest "$S")" = "$src0" ] || fail "the clone changed the source"
 e2fsck -fn "$T?offset=$off" >"$TMP/fsck" 2>&1 || { cat "$TMP/fsck"; fail "e2fsck -fn of the target"; }
-sgdisk -v "$T" | grep -q "No problems found" || fail "sgdisk -v of the target"
+sgdisk -v "$T" | grepq "No problems found" || fail "sgdisk -v of the target"
 [ "$(sfdisk -J "$T" | jq -r '[.partitiontable.partitions[].uuid] | join(",")')" = \
   D6C40001-7E41-493D-A531-809DDA000001,D6C40002-7E41-493D-A531-809DDA000002 ] || fail "PARTUUIDs"
 [ "$(blkid -p -o value -s UUID -O "$off" "$T")" = 0d6c4e57-7e41-493d-a531-809dda000002 ] || fail "ext4 UUID"

@@ -88,7 +88,7 @@ sfdisk -q --no-reread --no-tell-kernel --wipe never "$TMP/scratch.img" <"$TMP/re
 	fail "sfdisk refused the script's table"
 sfdisk -J "$TMP/scratch.img" | jq -c '[.partitiontable.partitions[].name]' >"$TMP/names.tgt"
 cmp -s "$TMP/names.src" "$TMP/names.tgt" || fail "names changed: $(cat "$TMP/names.src") -> $(cat "$TMP/names.tgt")"
-sgdisk -v "$TMP/scratch.img" | grep -q 'No problems found' || fail "sgdisk -v on the written table"
+sgdisk -v "$TMP/scratch.img" | grepq 'No problems found' || fail "sgdisk -v on the written table"
 markers_absent
 ok "sfdisk writes the names back unchanged"
 

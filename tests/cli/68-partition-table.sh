@@ -48,7 +48,7 @@ pt_check() { jeq '.checks[] | select(.id == "partition-table") | .status' "$1"; 
 # The clean table: sgdisk -v and preflight agree it is fine; path 2 is possible.
 truncate -s 64M "$TMP/base.img"
 sgdisk -n1:2048:+4M -n2:0:+8M -n3:0:0 "$TMP/base.img" >/dev/null
-sgdisk -v "$TMP/base.img" | grep -q 'No problems found' || fail "sgdisk -v on the clean image"
+sgdisk -v "$TMP/base.img" | grepq 'No problems found' || fail "sgdisk -v on the clean image"
 run 0 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/base.img" --target $T
 pt_check pass
 jeq '.checks[] | select(.id == "partition-table") | .problems' 0
@@ -56,7 +56,7 @@ jeq .paths.fs_clone.possible true
 # the same table with its CRCs recomputed by fix_gpt is still clean (the helper is sound)
 cp "$TMP/base.img" "$TMP/same.img"
 fix_gpt "$TMP/same.img"
-sgdisk -v "$TMP/same.img" | grep -q 'No problems found' || fail "fix_gpt broke a clean table"
+sgdisk -v "$TMP/same.img" | grepq 'No problems found' || fail "fix_gpt broke a clean table"
 run 0 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/same.img" --target $T
 pt_check pass
 jeq .source.partition_table.primary_header_ok true
@@ -155,7 +155,7 @@ run 0 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/mbr.img" --target $T
 pt_check pass
 cp "$TMP/mbr.img" "$TMP/mbr-overlap.img"
 put "$TMP/mbr-overlap.img" $((446 + 16 + 8)) "$(le 8000 4)"
-sgdisk -v "$TMP/mbr-overlap.img" 2>&1 | grep -q 'partitions 2 and 1 overlap' || fail "sgdisk -v misses the MBR overlap"
+sgdisk -v "$TMP/mbr-overlap.img" 2>&1 | grepq 'partitions 2 and 1 overlap' || fail "sgdisk -v misses the MBR overlap"
 run 1 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/mbr-overlap.img" --target $T
 pt_check fail
 jeq '.checks[] | select(.id == "partition-table") | .summary | contains("partitions 1 and 2 overlap")' true
@@ -167,7 +167,7 @@ jeq '.checks[] | select(.id == "partition-table") | .summary | contains("partiti
 # an extended partition holds its logical ones: that is no overlap
 truncate -s 64M "$TMP/mbr-ext.img"
 printf 'label: dos\n2048,8192,83\n,,5\n,8192,83\n,8192,83\n' | sfdisk -q "$TMP/mbr-ext.img"
-sgdisk -v "$TMP/mbr-ext.img" 2>&1 | grep -q 'No problems found' || fail "sgdisk -v on the extended layout"
+sgdisk -v "$TMP/mbr-ext.img" 2>&1 | grepq 'No problems found' || fail "sgdisk -v on the extended layout"
 run 0 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/mbr-ext.img" --target $T
 pt_check pass
 jeq '.source.partition_table.partitions | length' 4

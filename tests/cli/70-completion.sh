@@ -45,6 +45,10 @@ c "help verify"; has verify; has verify-report; hasnt plan
 c "--json --state /tmp pre"; [ "$OUT" = preflight ] || fail "global options before the step: '$OUT'"
 c "--"; hasnt --rehearse
 for o in $("$TEST_STEPS" --globals); do has "$o"; done
+# a pipeline that ends before its writer fails now and then under pipefail (this test runs with it)
+if grep -nE '\| *(grep -[a-zA-Z]*[qm]|head)|\{ *exit *\}' "$SRCDIR/completion/swaptool"; then
+	fail "the completion has a pipeline that can end before its writer (above)"
+fi
 ok "completion: steps and every step's options"
 
 # values by metavariable

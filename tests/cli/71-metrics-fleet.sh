@@ -80,7 +80,7 @@ run 0 "$SWAPTOOL" --json metrics "$TMP/a4.json" "$TMP/a5.json"
 [ "$(jq -r .text <<<"$OUT")" = "$(cat "$TMP/node.prom")" ] || fail "--json text differs from --out"
 jeq .nodes 2
 jeq '.inputs | map(.kind) | join(",")' "accept,accept"
-ls "$TMP" | grep -q '^node.prom.' && fail "a temporary file is left beside --out"
+ls "$TMP" | grepq '^node.prom.' && fail "a temporary file is left beside --out"
 run 3 "$SWAPTOOL" metrics --out "$TMP/nodir/x.prom" "$TMP/a4.json"
 contains "cannot write '$TMP/nodir/x.prom'"
 ok "metrics --out and --json"

@@ -147,7 +147,7 @@ for p in "${P[@]}"; do
 		cmp -s "$REP/$f" "$TMP/rep0/$f" && continue
 		case $f in
 		report.json) jq -e '.schema and .verdict' "$REP/$f" >/dev/null 2>&1 ;;
-		report.json.sig) tail -n1 "$REP/$f" | grep -q -- '-----END SSH SIGNATURE-----' ;;
+		report.json.sig) tail -n1 "$REP/$f" | grepq -- '-----END SSH SIGNATURE-----' ;;
 		report.html) grep -q '</html>' "$REP/$f" ;;
 		*) [ -s "$REP/$f" ] && [ "$(tail -c1 "$REP/$f" | od -An -c | tr -d ' ')" = '\n' ] ;;
 		esac || fail "report killed at $p: $f is neither old nor whole"
@@ -224,7 +224,7 @@ clone_matrix() {
 		[ "$(sparse_digest "$CS")" = "$csrc" ] || fail "clone ($label) killed at $p changed the source"
 		check_records "clone ($label) $p"
 		"${C[@]}" >"$TMP/cout" 2>&1 || fail "clone ($label): the rerun after a kill at $p failed: $(tail -n 5 "$TMP/cout")"
-		sgdisk -v "$tgt" 2>&1 | grep -q "No problems found" || fail "clone ($label) rerun after $p: sgdisk -v: $(sgdisk -v "$tgt" 2>&1 | tail -n 3)"
+		sgdisk -v "$tgt" 2>&1 | grepq "No problems found" || fail "clone ($label) rerun after $p: sgdisk -v: $(sgdisk -v "$tgt" 2>&1 | tail -n 3)"
 		e2fsck -fn "$tgt?offset=$p2" >/dev/null 2>&1 || fail "clone ($label) rerun after $p: e2fsck -fn failed on partition 2"
 		left=$(find "$CT" -mindepth 1 | head -n 3)
 		[ -z "$left" ] || fail "clone ($label) rerun after $p: scratch left in TMPDIR: $left"
