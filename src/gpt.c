@@ -201,13 +201,26 @@ int ptable_read(int fd, const char *path, uint32_t lba_size, uint64_t size_bytes
 	struct gpt_header ph = { 0 }, bh = { 0 };
 	uint8_t mbr[512];
 	bool protective = false;
+	unsigned extended = 0;
 	int r;
 
 	*t = (struct ptable){ .lba_size = lba_size, .lba_count = size_bytes / lba_size };
 	*why = NULL;
 	if (read_lba(fd, 0, lba_size, mbr, sizeof(mbr)) == 0 && mbr[510] == 0x55 && mbr[511] == 0xAA)
-		for (int i = 0; i < 4; i++)
-			protective |= mbr[446 + 16 * i + 4] == 0xEE;
+		for (int i = 0; i < 4; i++) {
+			uint8_t type = mbr[446 + 16 * i + 4];
+
+			protective |= type == 0xEE;
+			extended += type == 0x05 || type == 0x0F || type == 0x85; /* what libfdisk takes for extended */
+		}
+	/* An MBR holds one extended partition at most (fdisk and the kernel ignore the others); with
+	 * more, libfdisk 2.38 loses one EBR buffer per read (found by fuzzing). Refused before it reads. */
+	if (extended > 1) {
+		*why = xasprintf("'%s' has %u extended partitions in its MBR, where a sound table has one at most: the "
+				 "table is damaged or hostile; recover it with fdisk or testdisk before anything else",
+				 path, extended);
+		return -EBADMSG;
+	}
 
 	t->primary_ok = gpt_header_valid(fd, 1, lba_size, t->lba_count, &ph);
 	/* The backup lives where the primary says; without a primary, at the disk's last LBA. */

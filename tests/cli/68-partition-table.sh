@@ -171,7 +171,14 @@ sgdisk -v "$TMP/mbr-ext.img" 2>&1 | grepq 'No problems found' || fail "sgdisk -v
 run 0 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/mbr-ext.img" --target $T
 pt_check pass
 jeq '.source.partition_table.partitions | length' 4
-ok "MBR: overlap and past the end fail, a sound MBR (with logical partitions) passes"
+# two extended partitions in the MBR (the first turned into type 0x0f): one at most is sound, and
+# libfdisk 2.38 leaks on such a table (tests/fuzz/regress/disk/libfdisk-two-extended-leak)
+cp "$TMP/mbr-ext.img" "$TMP/mbr-two-ext.img"
+put "$TMP/mbr-two-ext.img" $((446 + 4)) '\x0f'
+[ "$(sfdisk -d "$TMP/mbr-two-ext.img" | grep -cE 'type=(f|5)$')" = 2 ] || fail "sfdisk -d does not show two extended entries"
+run 3 "$SWAPTOOL" --state "$STATE" --json preflight "$TMP/mbr-two-ext.img" --target $T
+jeq '.error.message | contains("has 2 extended partitions in its MBR")' true
+ok "MBR: overlap and past the end fail, two extended partitions are refused, a sound MBR (with logical partitions) passes"
 
 # Both GPT headers damaged (one byte of each CRC): not "a 'dos' partition table".
 cp "$TMP/base.img" "$TMP/both.img"
