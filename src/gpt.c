@@ -213,7 +213,7 @@ int ptable_read(int fd, const char *path, uint32_t lba_size, uint64_t size_bytes
 			protective |= type == 0xEE;
 			extended += type == 0x05 || type == 0x0F || type == 0x85; /* what libfdisk takes for extended */
 		}
-	/* An MBR holds one extended partition at most (fdisk and the kernel ignore the others); with
+	/* An MBR holds one extended partition at most (fdisk warns and ignores the others); with
 	 * more, libfdisk 2.38 loses one EBR buffer per read (found by fuzzing). Refused before it reads. */
 	if (extended > 1) {
 		*why = xasprintf("'%s' has %u extended partitions in its MBR, where a sound table has one at most: the "
