@@ -43,7 +43,10 @@ host() {
 	ok "clone --yes: $(printf '%s' "$OUT" | jq -r '[.clone.actions[] | .action] | join(", ")'), all pass"
 
 	# Independent checks on the host, on what the guest's NVMe driver wrote.
-	sgdisk -v "$VMRUN/tgt.img" | grep -q 'No problems found' || fail "sgdisk -v finds problems on the target"
+	# (read whole, then matched: under pipefail a `| grep -q` can kill sgdisk with SIGPIPE on a match)
+	local v
+	v=$(sgdisk -v "$VMRUN/tgt.img")
+	grep -q 'No problems found' <<<"$v" || fail "sgdisk -v finds problems on the target: $v"
 	local off n sp tp
 	n=$(jq '.partition_table.partitions | length' "$VMRUN/layout.json")
 	off=$(jq '.partition_table.partitions[-1].fs.offset_bytes' "$VMRUN/layout.json")

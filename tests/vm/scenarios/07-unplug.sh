@@ -48,7 +48,7 @@ host() {
 			"$(jq -r '.error.message // ([.checks[] | select(.status == "fail") | .summary][0])' "$VMOUT/$step.out")"
 		# The contract: exit 3 (could not do the job) and a message naming the vanished device.
 		[ "$(cat "$VMOUT/$step.rc")" = 3 ] || dev+=("$step exited $(cat "$VMOUT/$step.rc"), not 3")
-		jq -r '.error.message // ""' "$VMOUT/$step.out" | grep -q "$disk" ||
+		[[ $(jq -r '.error.message // ""' "$VMOUT/$step.out") == *"$disk"* ]] ||
 			dev+=("$step's error does not name $disk")
 	done
 	[ ${#dev[@]} -eq 0 ] || fail "a vanished target: $(IFS=';'; echo "${dev[*]}")"
