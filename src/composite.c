@@ -600,10 +600,10 @@ static _Noreturn void serve(struct composite *c, int wfd, pid_t parent)
 	if (!g_dying)
 		fuse_loop(c->fuse);
 	/* after the parent's unmount this finds the connection gone and returns; after the parent's
-	 * death it unmounts (fusermount3 -u without root), and the directory goes too */
+	 * death it unmounts (fusermount3 -u without root). The directory goes either way, before the
+	 * parent hears "done": a parent killed after that (waiting for this process) leaves none. */
 	fuse_unmount(c->fuse);
-	if (g_dying)
-		(void)rmdir(c->dir);
+	(void)rmdir(c->dir);
 	send_msg(wfd, c->err, &c->st, "done");
 	g_fuse = NULL;
 	fuse_destroy(c->fuse);
