@@ -146,11 +146,12 @@ vm_boot() {
 	# reached the controller; the shadow doorbell handshake is the likely cause). The kernel
 	# recovers with an abort after one I/O timeout and a controller reset after a second: at the
 	# default 30 s about a minute per stall (seen: 1 run of scenario 06 in 7), which once took
-	# scenario 06 past VM_TIMEOUT in CI. At 5 s a stall costs about 10 s and the reads still
-	# complete. loglevel=5 puts those warnings on the console, where vm_finish counts them.
+	# scenario 06 past VM_TIMEOUT in CI. At 10 s a stall costs about 20 s and the reads still
+	# complete (5 s worked as well; 10 leaves a slow legitimate command room under a loaded
+	# host). loglevel=5 puts those warnings on the console, where vm_finish counts them.
 	local args=(-machine q35 -smp 1 -m "${VM_MEM:-1536}" -nodefaults -display none -no-reboot
 		-serial "file:$VMOUT/console.log" -kernel "$KERNEL" -initrd "$VMRUN/initrd"
-		-append "console=ttyS0 panic=-1 loglevel=5 nvme_core.io_timeout=5 vm.run=$func vm.nvme=${#VM_DRIVES[@]}${VM_APPEND:+ $VM_APPEND}")
+		-append "console=ttyS0 panic=-1 loglevel=5 nvme_core.io_timeout=10 vm.run=$func vm.nvme=${#VM_DRIVES[@]}${VM_APPEND:+ $VM_APPEND}")
 	if [ "$ACCEL" = kvm ]; then args+=(-accel kvm -cpu host); else args+=(-accel tcg -cpu max); fi
 	for d in "${VM_DRIVES[@]}"; do
 		IFS='|' read -r file serial props <<<"$d"
