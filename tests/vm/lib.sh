@@ -192,7 +192,7 @@ vm_finish() {
 	fi
 	local stalls
 	stalls=$(grep -c 'nvme nvme[0-9]*: I/O .* timeout' "$VMOUT/console.log" 2>/dev/null || true)
-	[ "${stalls:-0}" = 0 ] || vm_say "$VM_FUNC: the kernel timed out $stalls NVMe commands: an emulated controller stalled (console.log)"
+	[ "${stalls:-0}" = 0 ] || vm_say "$VM_FUNC: the kernel reported $stalls NVMe command timeouts: an emulated controller stalled (console.log)"
 	if ! tar -xf "$VMRUN/results.img" -C "$VMOUT" 2>/dev/null || [ ! -s "$VMOUT/rc" ]; then
 		vm_say "$VM_FUNC: no results came back; the console's end:"
 		tail -25 "$VMOUT/console.log" >&2
