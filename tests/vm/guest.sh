@@ -25,6 +25,25 @@ run() {
 	fi
 }
 
+# nvme_timeouts: how many NVMe command timeouts the kernel has reported since boot.
+nvme_timeouts() { dmesg | grep -c 'nvme nvme[0-9]*: I/O .* timeout' || true; }
+
+# run_watched NAME CODE CMD...: run, and note in /out/NAME.stalled how many NVMe command
+# timeouts the kernel reported meanwhile. When a queue of QEMU 7.2's emulated controller stalls
+# under TCG (tests/vm/lib.sh, vm_boot), a measurement taken across the stall measures the
+# emulator (in CI once: fio at 64 in flight, 1 IOPS, IOPS x mean latency 48), and once a boot
+# has stalled it tends to stall again, so running it again in the same boot does not help.
+run_watched() {
+	local before after
+	before=$(nvme_timeouts)
+	run "$@"
+	after=$(nvme_timeouts)
+	if [ "$after" != "$before" ]; then
+		echo $((after - before)) >"/out/$1.stalled"
+		echo "# $1: the kernel reported $((after - before)) NVMe command timeouts meanwhile (an emulated controller stalled)"
+	fi
+}
+
 # ctrl_of SERIAL: the controller (nvmeN) whose serial is SERIAL.
 ctrl_of() {
 	local c s

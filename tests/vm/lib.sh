@@ -13,7 +13,7 @@ VM_TOOLS=(
 	mktemp timeout kill true false test expr du df find xargs grep sed awk cmp od bc nproc uname
 	jq tar gzip mkfs.vfat mke2fs mkfs.ext4 e2fsck e2undo fsck fsck.ext4 resize2fs tune2fs dumpe2fs debugfs
 	sgdisk sfdisk blkid partx losetup lsblk findmnt blockdev wipefs mount umount stty
-	nvme fio ssh-keygen insmod
+	nvme fio ssh-keygen insmod dmesg
 )
 # Plain files the tools read: mke2fs's defaults. (/etc/passwd and /etc/group are written: root,
 # and nv, the node's user, for SUDO_USER and owners by name.)
@@ -141,14 +141,16 @@ vm_boot() {
 	rm -f "$VMRUN/results.img"
 	truncate -s 64M "$VMRUN/results.img"
 	VM_DRIVES+=("$VMRUN/results.img|$RESULTS_SERIAL|")
-	# Now and then, under TCG, a queue of QEMU 7.2's emulated controller stops taking commands:
-	# the kernel reports "I/O N QID 1 timeout, aborting" for every command in it (they never
-	# reached the controller; the shadow doorbell handshake is the likely cause). The kernel
-	# recovers with an abort after one I/O timeout and a controller reset after a second: at the
-	# default 30 s about a minute per stall (seen: 1 run of scenario 06 in 7), which once took
-	# scenario 06 past VM_TIMEOUT in CI. At 10 s a stall costs about 20 s and the reads still
-	# complete (5 s worked as well; 10 leaves a slow legitimate command room under a loaded
-	# host). loglevel=5 puts those warnings on the console, where vm_finish counts them.
+	# Under TCG a queue of QEMU 7.2's emulated controller often stops taking commands: the
+	# kernel reports "I/O N QID 1 timeout, aborting" for every command in it (they never
+	# completed) and recovers with an abort after one I/O timeout and a controller reset after a
+	# second. Whether a boot stalls is chance (on an idle 2-core host, most boots of scenario
+	# 06 in December 2026; 1 in 7 on a loaded one before), fio's reads trigger it more than
+	# accept's, and a boot that stalled stalls again. Neither ioeventfd=on nor aio=io_uring on
+	# the drive changed that. At the default 30 s a stall costs about a minute, which once took
+	# scenario 06 past VM_TIMEOUT in CI; at 10 s about 20 s (5 s worked as well; 10 leaves a
+	# slow legitimate command room under a loaded host). loglevel=5 puts those warnings on the
+	# console, where vm_finish counts them; scenarios that measure watch for them (guest.sh).
 	local args=(-machine q35 -smp 1 -m "${VM_MEM:-1536}" -nodefaults -display none -no-reboot
 		-serial "file:$VMOUT/console.log" -kernel "$KERNEL" -initrd "$VMRUN/initrd"
 		-append "console=ttyS0 panic=-1 loglevel=5 nvme_core.io_timeout=10 vm.run=$func vm.nvme=${#VM_DRIVES[@]}${VM_APPEND:+ $VM_APPEND}")
