@@ -141,17 +141,18 @@ vm_boot() {
 	rm -f "$VMRUN/results.img"
 	truncate -s 64M "$VMRUN/results.img"
 	VM_DRIVES+=("$VMRUN/results.img|$RESULTS_SERIAL|")
-	# Under TCG a queue of QEMU 7.2's emulated controller often stops taking commands: the
-	# kernel reports "I/O N QID 1 timeout, aborting" for every command in it (they never
-	# completed) and recovers with an abort after one I/O timeout and a controller reset after a
-	# second. Whether a boot stalls is chance (on an idle 2-core host, most boots of scenario
-	# 06 in December 2026; 1 in 7 on a loaded one before), fio's reads trigger it more than
-	# accept's, and a boot that stalled stalls again. Neither ioeventfd=on nor aio=io_uring on
-	# the drive changed that. At the default 30 s a stall costs about a minute, which once took
-	# scenario 06 past VM_TIMEOUT in CI; at 10 s about 20 s (5 s worked as well; 10 leaves a
-	# slow legitimate command room under a loaded host). loglevel=5 puts those warnings on the
-	# console, where vm_finish counts them; scenarios that measure watch for them (guest.sh).
-	local args=(-machine q35 -smp 1 -m "${VM_MEM:-1536}" -nodefaults -display none -no-reboot
+	# With one vCPU, under TCG, the I/O queue of QEMU 7.2's emulated controller stopped taking
+	# commands in most boots of scenario 06 on an idle 2-core host (December 2026; 1 in 7 on a
+	# loaded one before): the kernel reports "I/O N QID 1 timeout, aborting" for every command
+	# in flight, fio's reads set it off more than accept's, and a boot that stalled stalls
+	# again, even after the kernel's controller reset. Neither ioeventfd=on nor aio=io_uring
+	# changed that; two vCPUs (so two I/O queues) did: 0 stalls in 7 boots against 2 in 3 with
+	# one, in the same hour. Should it come back, the kernel recovers with an abort after one
+	# I/O timeout and a reset after a second: 10 s instead of the default 30 makes that cost
+	# about 20 s, not a minute (5 s worked as well; 10 leaves a slow legitimate command room
+	# under a loaded host), loglevel=5 puts the warnings on the console, where vm_finish counts
+	# them, and scenarios that measure watch for them (run_watched, guest.sh).
+	local args=(-machine q35 -smp "${VM_SMP:-2}" -m "${VM_MEM:-1536}" -nodefaults -display none -no-reboot
 		-serial "file:$VMOUT/console.log" -kernel "$KERNEL" -initrd "$VMRUN/initrd"
 		-append "console=ttyS0 panic=-1 loglevel=5 nvme_core.io_timeout=10 vm.run=$func vm.nvme=${#VM_DRIVES[@]}${VM_APPEND:+ $VM_APPEND}")
 	if [ "$ACCEL" = kvm ]; then args+=(-accel kvm -cpu host); else args+=(-accel tcg -cpu max); fi
