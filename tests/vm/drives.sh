@@ -6,3 +6,6 @@ TARGET_BYTES=2000398934016
 SOURCE_SERIAL=KS24XG7K2T0000D4
 TARGET_SERIAL=A5KFB2400001MINI
 RESULTS_SERIAL=VMBENCH-RESULTS
+# The kernel's line for an NVMe command that timed out (an emulated controller stalled): the
+# host counts them on the console (lib.sh, vm_finish), the guest during a run (run_watched).
+NVME_TIMEOUT_RE='nvme nvme[0-9]*: I/O .* timeout'

@@ -26,7 +26,7 @@ run() {
 }
 
 # nvme_timeouts: how many NVMe command timeouts the kernel has reported since boot.
-nvme_timeouts() { dmesg | grep -c 'nvme nvme[0-9]*: I/O .* timeout' || true; }
+nvme_timeouts() { dmesg | grep -c "$NVME_TIMEOUT_RE" || true; }
 
 # run_watched NAME CODE CMD...: run, and note in /out/NAME.stalled how many NVMe command
 # timeouts the kernel reported meanwhile. When a queue of QEMU 7.2's emulated controller stalls

@@ -194,7 +194,7 @@ vm_finish() {
 		vm_say "$VM_FUNC: qemu-system-x86_64 exited $1: $(tail -3 "$VMRUN/qemu.err")"
 	fi
 	local stalls
-	stalls=$(grep -c 'nvme nvme[0-9]*: I/O .* timeout' "$VMOUT/console.log" 2>/dev/null || true)
+	stalls=$(grep -c "$NVME_TIMEOUT_RE" "$VMOUT/console.log" 2>/dev/null || true)
 	[ "${stalls:-0}" = 0 ] || vm_say "$VM_FUNC: the kernel reported $stalls NVMe command timeouts: an emulated controller stalled (console.log)"
 	if ! tar -xf "$VMRUN/results.img" -C "$VMOUT" 2>/dev/null || [ ! -s "$VMOUT/rc" ]; then
 		vm_say "$VM_FUNC: no results came back; the console's end:"
