@@ -532,171 +532,237 @@ static void note_error(struct worker *w, uint64_t off, int code)
 	w->errors++;
 }
 
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-	const struct io_spec *s = w->s;
-	struct io_uring ring;
-	bool ring_ok = false;
-	_cleanup_free_ void *mem = NULL;
-	_cleanup_free_ struct slot *slots = NULL;
-	_cleanup_free_ struct iovec *iov = NULL;
-	_cleanup_free_ unsigned *freelist = NULL;
-	unsigned nfree = 0, ngroup = 0, group = submit_group(w->depth);
-	uint64_t nblocks = s->length / s->block_size, seq_next = s->offset, seq_left = 0;
-	uint64_t t0, mstart, end, next_sec, sec = 0, done_all = 0;
-	unsigned inflight = 0, bs = s->block_size;
-	bool measuring = false, stopping = false;
+/* A worker's buffers: one slot, iovec and buffer per read in flight, and the free list of slots. */
+struct wbufs {
+	void *mem;
+	struct slot *slots;
+	struct iovec *iov;
+	unsigned *freelist;
+};
 
-	slots = calloc(w->depth, sizeof(*slots));
-	iov = calloc(w->depth, sizeof(*iov));
-	freelist = calloc(w->depth, sizeof(*freelist));
-	if (!slots || !iov || !freelist || posix_memalign(&mem, 4096, (size_t)w->depth * bs) != 0) {
-		w->err = -ENOMEM;
-		goto wait;
-	}
-	memset(mem, 0, (size_t)w->depth * bs);
-	w->err = ring_setup(&ring, w->depth, &w->ring_flags);
-	if (w->err < 0)
-		goto wait;
-	ring_ok = true;
+/* Set up a worker: its buffers, its ring (*ring_ok), registered buffers and file where the kernel
+ * allows them. Returns 0 or a negative errno. */
+static int worker_setup(struct worker *w, struct io_uring *ring, struct wbufs *b, bool *ring_ok)
+{
+	unsigned bs = w->s->block_size;
+	int r;
+
+	b->slots = calloc(w->depth, sizeof(*b->slots));
+	b->iov = calloc(w->depth, sizeof(*b->iov));
+	b->freelist = calloc(w->depth, sizeof(*b->freelist));
+	if (!b->slots || !b->iov || !b->freelist || posix_memalign(&b->mem, 4096, (size_t)w->depth * bs) != 0)
+		return -ENOMEM;
+	memset(b->mem, 0, (size_t)w->depth * bs);
+	r = ring_setup(ring, w->depth, &w->ring_flags);
+	if (r < 0)
+		return r;
+	*ring_ok = true;
 	for (unsigned i = 0; i < w->depth; i++)
-		freelist[nfree++] = w->depth - 1 - i;
-	for (unsigned i = 0; i < w->depth; i++)
-		iov[i] = (struct iovec){ .iov_base = (char *)mem + (size_t)i * bs, .iov_len = bs };
+		b->iov[i] = (struct iovec){ .iov_base = (char *)b->mem + (size_t)i * bs, .iov_len = bs };
 	/* registered buffers skip the per-read page pinning, a registered file the fd lookup;
 	 * either may be refused (memlock limits): plain reads still measure correctly */
-	w->fixed_buffers = io_uring_register_buffers(&ring, iov, w->depth) == 0;
-	w->fixed_files = io_uring_register_files(&ring, &w->fd, 1) == 0;
+	w->fixed_buffers = io_uring_register_buffers(ring, b->iov, w->depth) == 0;
+	w->fixed_files = io_uring_register_files(ring, &w->fd, 1) == 0;
 	/* a registered ring spares io_uring_enter the lookup of the ring's own fd (Linux 5.18); the
 	 * reads are the same without it, so a refusal is ignored */
-	(void)io_uring_register_ring_fd(&ring);
-wait:
-	/* start together: the main thread stamps t0 once every ring is set up */
+	(void)io_uring_register_ring_fd(ring);
+	return 0;
+}
+
+/* Start together: the main thread stamps t0 once every ring is set up. */
+static void worker_wait_go(struct worker *w)
+{
 	__atomic_add_fetch(&w->sh->ready, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&w->sh->go, __ATOMIC_ACQUIRE)) {
 		struct timespec ts = { 0, 100000 };
 		nanosleep(&ts, NULL);
 	}
-	if (w->err < 0)
-		goto out;
+}
 
-	t0 = __atomic_load_n(&w->sh->t0, __ATOMIC_ACQUIRE);
-	mstart = t0 + s->ramp_ns;
-	end = mstart + s->duration_ns;
-	next_sec = mstart + 1000000000ULL;
-	if (s->sequential)
-		seq_left = (s->seq_bytes + bs - 1) / bs;
+/* The state of a worker's loop. Its helpers are static inline and called once each, so after
+ * inlining this lives in registers as the locals it was: no work per read is added by the split. */
+struct wloop {
+	const struct io_spec *s;
+	struct slot *slots;
+	struct iovec *iov;
+	unsigned *freelist;
+	uint64_t nblocks, seq_next, seq_left;
+	uint64_t mstart, end, next_sec, sec, done_all;
+	unsigned nfree, ngroup, group, inflight, bs;
+	bool measuring, stopping;
+};
 
+/* Reap the completed reads. Per read: the slot back on the free list, the error check, the
+ * histogram; every read of the batch completed by `now`, so the counters, bytes and the
+ * per-second count are updated once per batch. */
+static inline void reap_batch(struct worker *w, struct io_uring *ring, struct wloop *l, uint64_t now)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, seen = 0, good = 0;
+
+	io_uring_for_each_cqe(ring, head, cqe) {
+		unsigned i = (unsigned)cqe->user_data;
+
+		seen++;
+		l->freelist[l->nfree++] = i;
+		if (__builtin_expect(cqe->res != (int)l->bs, 0)) {
+			note_error(w, l->slots[i].off, cqe->res < 0 ? cqe->res : -EIO);
+			continue;
+		}
+		if (l->measuring) {
+			hist_add(&w->hist, now - l->slots[i].start_ns);
+			good++;
+		}
+	}
+	l->inflight -= seen;
+	if (good) {
+		w->ios += good;
+		w->bytes += (uint64_t)good * l->bs;
+		w->last_ns = now;
+		/* per-second counts without a division: advance the second */
+		while (now >= l->next_sec) {
+			l->sec++;
+			l->next_sec += 1000000000ULL;
+		}
+		if (l->sec < w->nseconds)
+			w->per_second[l->sec] += good;
+	}
+	io_uring_cq_advance(ring, seen);
+	l->done_all += seen;
+	/* once per batch, for the progress line: all reads (ramp too) and the measured bytes */
+	__atomic_store_n(&w->live_done, l->done_all, __ATOMIC_RELAXED);
+	__atomic_store_n(&w->live_bytes, w->bytes, __ATOMIC_RELAXED);
+}
+
+/* The next read's offset: the sequential stream (wrapping at the working set's end; false when
+ * it has read seq_bytes), else a uniform 4 KiB-aligned block of the working set. */
+static inline bool next_offset(struct worker *w, struct wloop *l, uint64_t *off)
+{
+	const struct io_spec *s = l->s;
+
+	if (s->sequential) {
+		if (!l->seq_left)
+			return false;
+		if (l->seq_next + l->bs > s->offset + s->length)
+			l->seq_next = s->offset;
+		*off = l->seq_next;
+		l->seq_next += l->bs;
+		l->seq_left--;
+	} else
+		*off = s->offset + (uint64_t)(((unsigned __int128)xoshiro(w->rng) * l->nblocks) >> 64) * l->bs;
+	return true;
+}
+
+/* Refill every free slot (the first pass fills them all), handing the reads to the kernel a small
+ * group at a time. All reads of the pass start at `now`, the instant the completions that freed
+ * their slots were stamped: the time a read waits for the reaping and for the groups before it to
+ * be submitted is part of its latency, and a slot is never counted idle, so IOPS x mean latency
+ * stays the number in flight (Little's law), with one clock read per pass instead of two.
+ * Returns 0 or the negative errno of a failed submission. */
+static inline int refill(struct worker *w, struct io_uring *ring, struct wloop *l, uint64_t now)
+{
+	while (!l->stopping && l->nfree > 0) {
+		struct io_uring_sqe *sqe;
+		unsigned i;
+		uint64_t off;
+
+		if (!next_offset(w, l, &off))
+			break;
+		sqe = io_uring_get_sqe(ring);
+		if (!sqe)
+			break;
+		i = l->freelist[--l->nfree];
+		if (w->fixed_buffers)
+			io_uring_prep_read_fixed(sqe, w->fixed_files ? 0 : w->fd, l->iov[i].iov_base, l->bs, off, (int)i);
+		else
+			io_uring_prep_read(sqe, w->fixed_files ? 0 : w->fd, l->iov[i].iov_base, l->bs, off);
+		if (w->fixed_files)
+			sqe->flags |= IOSQE_FIXED_FILE;
+		sqe->user_data = i;
+		l->slots[i].start_ns = now;
+		l->slots[i].off = off;
+		l->inflight++;
+		if (++l->ngroup == l->group) {
+			int r = submit_reads(ring, 0);
+
+			l->ngroup = 0;
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* The reads, from t0 to the last completion: one clock read per pass, reap, refill, wait. */
+static void worker_loop(struct worker *w, struct io_uring *ring, const struct wbufs *b)
+{
+	const struct io_spec *s = w->s;
+	uint64_t t0 = __atomic_load_n(&w->sh->t0, __ATOMIC_ACQUIRE);
+	struct wloop l = {
+		.s = s,
+		.slots = b->slots,
+		.iov = b->iov,
+		.freelist = b->freelist,
+		.nblocks = s->length / s->block_size,
+		.seq_next = s->offset,
+		.seq_left = s->sequential ? (s->seq_bytes + s->block_size - 1) / s->block_size : 0,
+		.mstart = t0 + s->ramp_ns,
+		.end = t0 + s->ramp_ns + s->duration_ns,
+		.next_sec = t0 + s->ramp_ns + 1000000000ULL,
+		.group = submit_group(w->depth),
+		.bs = s->block_size,
+	};
+
+	for (unsigned i = 0; i < w->depth; i++)
+		l.freelist[l.nfree++] = w->depth - 1 - i;
 	for (;;) {
-		struct io_uring_cqe *cqe;
-		unsigned head, seen = 0, good = 0;
 		uint64_t now = mono_ns();
 		int r;
 
-		if (!measuring && now >= mstart) {
-			measuring = true;
+		if (!l.measuring && now >= l.mstart) {
+			l.measuring = true;
 			if (!__atomic_exchange_n(&w->sh->cpu0_set, 1, __ATOMIC_ACQ_REL))
 				w->sh->cpu0_ns = process_cpu_ns(); /* read by the main thread after join */
 		}
-		if (!stopping && ((!s->sequential && now >= end) || (s->stop && *s->stop) ||
-				  w->errors >= s->max_errors || (s->sequential && !seq_left && inflight == 0)))
-			stopping = true;
-
-		/* per read: the slot back on the free list, the error check, the histogram; every read
-		 * of the batch completed by `now`, so the counters, bytes and the per-second count are
-		 * updated once per batch */
-		io_uring_for_each_cqe(&ring, head, cqe) {
-			unsigned i = (unsigned)cqe->user_data;
-
-			seen++;
-			freelist[nfree++] = i;
-			if (__builtin_expect(cqe->res != (int)bs, 0)) {
-				note_error(w, slots[i].off, cqe->res < 0 ? cqe->res : -EIO);
-				continue;
-			}
-			if (measuring) {
-				hist_add(&w->hist, now - slots[i].start_ns);
-				good++;
-			}
-		}
-		inflight -= seen;
-		if (good) {
-			w->ios += good;
-			w->bytes += (uint64_t)good * bs;
-			w->last_ns = now;
-			/* per-second counts without a division: advance the second */
-			while (now >= next_sec) {
-				sec++;
-				next_sec += 1000000000ULL;
-			}
-			if (sec < w->nseconds)
-				w->per_second[sec] += good;
-		}
-		io_uring_cq_advance(&ring, seen);
-		done_all += seen;
-		/* once per batch, for the progress line: all reads (ramp too) and the measured bytes */
-		__atomic_store_n(&w->live_done, done_all, __ATOMIC_RELAXED);
-		__atomic_store_n(&w->live_bytes, w->bytes, __ATOMIC_RELAXED);
-		if (!stopping && (s->stop && *s->stop))
-			stopping = true;
-
-		/* refill every free slot (the first pass fills them all), handing the reads to the
-		 * kernel a small group at a time. All reads of the pass start at `now`, the instant
-		 * the completions that freed their slots were stamped: the time a read waits for the
-		 * reaping and for the groups before it to be submitted is part of its latency, and a
-		 * slot is never counted idle, so IOPS x mean latency stays the number in flight
-		 * (Little's law), with one clock read per pass instead of two. */
-		while (!stopping && nfree > 0) {
-			struct io_uring_sqe *sqe;
-			unsigned i;
-			uint64_t off;
-
-			if (s->sequential) {
-				if (!seq_left)
-					break;
-				if (seq_next + bs > s->offset + s->length)
-					seq_next = s->offset;
-				off = seq_next;
-				seq_next += bs;
-				seq_left--;
-			} else
-				off = s->offset + (uint64_t)(((unsigned __int128)xoshiro(w->rng) * nblocks) >> 64) * bs;
-			sqe = io_uring_get_sqe(&ring);
-			if (!sqe)
-				break;
-			i = freelist[--nfree];
-			if (w->fixed_buffers)
-				io_uring_prep_read_fixed(sqe, w->fixed_files ? 0 : w->fd, iov[i].iov_base, bs, off, (int)i);
-			else
-				io_uring_prep_read(sqe, w->fixed_files ? 0 : w->fd, iov[i].iov_base, bs, off);
-			if (w->fixed_files)
-				sqe->flags |= IOSQE_FIXED_FILE;
-			sqe->user_data = i;
-			slots[i].start_ns = now;
-			slots[i].off = off;
-			inflight++;
-			if (++ngroup == group) {
-				ngroup = 0;
-				r = submit_reads(&ring, 0);
-				if (r < 0) {
-					w->err = r;
-					goto out;
-				}
-			}
-		}
-		if (inflight == 0)
-			break;
-		ngroup = 0;
-		r = submit_reads(&ring, 1);
+		if (!l.stopping && ((!s->sequential && now >= l.end) || (s->stop && *s->stop) ||
+				    w->errors >= s->max_errors || (s->sequential && !l.seq_left && l.inflight == 0)))
+			l.stopping = true;
+		reap_batch(w, ring, &l, now);
+		if (!l.stopping && (s->stop && *s->stop))
+			l.stopping = true;
+		r = refill(w, ring, &l, now);
 		if (r < 0) {
 			w->err = r;
-			break;
+			return;
+		}
+		if (l.inflight == 0)
+			return;
+		l.ngroup = 0;
+		r = submit_reads(ring, 1);
+		if (r < 0) {
+			w->err = r;
+			return;
 		}
 	}
-out:
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct io_uring ring;
+	struct wbufs b = { 0 };
+	bool ring_ok = false;
+
+	w->err = worker_setup(w, &ring, &b, &ring_ok);
+	worker_wait_go(w);
+	if (w->err >= 0)
+		worker_loop(w, &ring, &b);
 	if (ring_ok)
 		io_uring_queue_exit(&ring);
+	free(b.mem);
+	free(b.slots);
+	free(b.iov);
+	free(b.freelist);
 	__atomic_add_fetch(&w->sh->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -731,15 +797,110 @@ static void progress_tick(const struct io_spec *s, struct worker *w, unsigned n,
 	s->progress(s->progress_arg, &p);
 }
 
+/* The workers of a run: the reads in flight dealt over n rings, one PRNG stream and per-second
+ * array each. Returns 0 or -ENOMEM (what was allocated is freed by the caller). */
+static int workers_init(struct worker *w, unsigned n, int fd, const struct io_spec *s, struct shared *sh,
+			size_t nsec)
+{
+	uint64_t seed = s->seed;
+
+	for (unsigned i = 0; i < n; i++) {
+		w[i].s = s;
+		w[i].sh = sh;
+		w[i].fd = fd;
+		w[i].depth = s->inflight / n + (i < s->inflight % n);
+		for (int k = 0; k < 4; k++)
+			w[i].rng[k] = splitmix64(&seed);
+		hist_init(&w[i].hist);
+		w[i].nseconds = nsec;
+		w[i].per_second = nsec ? calloc(nsec, sizeof(uint64_t)) : NULL;
+		if (nsec && !w[i].per_second)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Start the threads (none when r is already an error) and wait until each has set up its ring.
+ * Returns how many started; when a thread could not start, the others finish at once with the
+ * error (*r). */
+static unsigned workers_start(struct worker *w, unsigned n, struct shared *sh, int *r)
+{
+	unsigned started = 0;
+
+	if (*r == 0)
+		for (; started < n; started++)
+			if (pthread_create(&w[started].tid, NULL, worker_main, &w[started]) != 0) {
+				*r = -EAGAIN;
+				break;
+			}
+	while (__atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE) < started) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+	if (started < n)
+		for (unsigned i = 0; i < n; i++)
+			w[i].err = *r;
+	return started;
+}
+
+/* One worker's results into the run's; the ring's features are those every ring got. */
+static void merge_worker(struct io_result *res, const struct worker *x, bool first, uint64_t mstart, size_t nsec)
+{
+	hist_merge(&res->hist, &x->hist);
+	res->ios += x->ios;
+	res->bytes += x->bytes;
+	res->errors += x->errors;
+	if (x->last_ns > mstart && x->last_ns - mstart > res->elapsed_ns)
+		res->elapsed_ns = x->last_ns - mstart;
+	for (unsigned k = 0; k < x->nerr_kept && res->nerr_kept < IO_ERR_KEEP; k++) {
+		res->err_offset[res->nerr_kept] = x->err_offset[k];
+		res->err_code[res->nerr_kept++] = x->err_code[k];
+	}
+	for (size_t k = 0; k < nsec && res->per_second; k++)
+		res->per_second[k] += x->per_second[k];
+	if (first) {
+		res->ring_flags = x->ring_flags;
+		res->fixed_buffers = x->fixed_buffers;
+		res->fixed_files = x->fixed_files;
+	} else {
+		res->fixed_buffers &= x->fixed_buffers;
+		res->fixed_files &= x->fixed_files;
+	}
+}
+
+/* The workers' results into *res; returns the first worker's error, else r. */
+static int merge_results(const struct io_spec *s, struct worker *w, unsigned n, uint64_t t0, size_t nsec,
+			 struct io_result *res, int r)
+{
+	size_t whole;
+
+	res->threads = n;
+	res->nseconds = nsec;
+	res->per_second = nsec ? calloc(nsec, sizeof(uint64_t)) : NULL;
+	for (unsigned i = 0; i < n; i++) {
+		if (w[i].err < 0 && r == 0)
+			r = w[i].err;
+		merge_worker(res, &w[i], i == 0, t0 + s->ramp_ns, nsec);
+	}
+	/* a sequential run keeps only the whole seconds it lasted; an interrupted one drops the
+	 * seconds it did not reach, which are not zeros */
+	whole = (size_t)(res->elapsed_ns / 1000000000ULL);
+	if (res->per_second && whole < res->nseconds)
+		res->nseconds = whole;
+	res->interrupted = s->stop && *s->stop;
+	res->error_limit = res->errors >= s->max_errors;
+	return r;
+}
+
 int io_run(int fd, const struct io_spec *s, struct io_result *res)
 {
 	struct shared sh = { 0 };
 	_cleanup_free_ struct worker *w = NULL;
 	_cleanup_free_ struct hist *tmp = NULL;
-	unsigned n = s->threads, started = 0;
-	uint64_t seed = s->seed, last_ios = 0, last_t, t0;
+	unsigned n = s->threads, nall, started;
+	uint64_t last_ios = 0, last_t, t0;
 	size_t nsec;
-	int r = 0;
+	int r;
 
 	memset(res, 0, sizeof(*res));
 	hist_init(&res->hist);
@@ -756,41 +917,14 @@ int io_run(int fd, const struct io_spec *s, struct io_result *res)
 	/* whole seconds of the window; a sequential run has no fixed length: 1 h of seconds */
 	nsec = s->sequential ? 3600 : (size_t)(s->duration_ns / 1000000000ULL);
 
+	nall = n;
 	w = calloc(n, sizeof(*w));
 	tmp = malloc(sizeof(*tmp));
 	if (!w || !tmp)
 		return -ENOMEM;
-	for (unsigned i = 0; i < n; i++) {
-		w[i].s = s;
-		w[i].sh = &sh;
-		w[i].fd = fd;
-		w[i].depth = s->inflight / n + (i < s->inflight % n);
-		for (int k = 0; k < 4; k++)
-			w[i].rng[k] = splitmix64(&seed);
-		hist_init(&w[i].hist);
-		w[i].nseconds = nsec;
-		w[i].per_second = nsec ? calloc(nsec, sizeof(uint64_t)) : NULL;
-		if (nsec && !w[i].per_second) {
-			r = -ENOMEM;
-			break;
-		}
-	}
-	if (r == 0)
-		for (; started < n; started++)
-			if (pthread_create(&w[started].tid, NULL, worker_main, &w[started]) != 0) {
-				r = -EAGAIN;
-				break;
-			}
-	while (__atomic_load_n(&sh.ready, __ATOMIC_ACQUIRE) < started) {
-		struct timespec ts = { 0, 100000 };
-		nanosleep(&ts, NULL);
-	}
-	if (started < n) {
-		/* a thread could not start: let the others finish at once with the error */
-		for (unsigned i = 0; i < n; i++)
-			w[i].err = r;
-		n = started;
-	}
+	r = workers_init(w, n, fd, s, &sh, nsec);
+	started = workers_start(w, n, &sh, &r);
+	n = started < n ? started : n;
 	t0 = mono_ns();
 	__atomic_store_n(&sh.t0, t0, __ATOMIC_RELEASE);
 	__atomic_store_n(&sh.go, 1, __ATOMIC_RELEASE);
@@ -806,48 +940,9 @@ int io_run(int fd, const struct io_spec *s, struct io_result *res)
 		pthread_join(w[i].tid, NULL);
 	if (sh.cpu0_set)
 		res->cpu_ns = process_cpu_ns() - sh.cpu0_ns;
-
-	res->threads = n;
-	res->nseconds = nsec;
-	res->per_second = nsec ? calloc(nsec, sizeof(uint64_t)) : NULL;
-	for (unsigned i = 0; i < n; i++) {
-		struct worker *x = &w[i];
-
-		if (x->err < 0 && r == 0)
-			r = x->err;
-		hist_merge(&res->hist, &x->hist);
-		res->ios += x->ios;
-		res->bytes += x->bytes;
-		res->errors += x->errors;
-		if (x->last_ns > t0 + s->ramp_ns && x->last_ns - (t0 + s->ramp_ns) > res->elapsed_ns)
-			res->elapsed_ns = x->last_ns - (t0 + s->ramp_ns);
-		for (unsigned k = 0; k < x->nerr_kept && res->nerr_kept < IO_ERR_KEEP; k++) {
-			res->err_offset[res->nerr_kept] = x->err_offset[k];
-			res->err_code[res->nerr_kept++] = x->err_code[k];
-		}
-		for (size_t k = 0; k < nsec && res->per_second; k++)
-			res->per_second[k] += x->per_second[k];
-		free(x->per_second);
-		if (i == 0) {
-			res->ring_flags = x->ring_flags;
-			res->fixed_buffers = x->fixed_buffers;
-			res->fixed_files = x->fixed_files;
-		} else {
-			res->fixed_buffers &= x->fixed_buffers;
-			res->fixed_files &= x->fixed_files;
-		}
-	}
-	if (s->sequential && res->per_second) {
-		/* keep only the whole seconds the sequential run lasted */
-		size_t whole = (size_t)(res->elapsed_ns / 1000000000ULL);
-		res->nseconds = whole < nsec ? whole : nsec;
-	} else if (res->per_second) {
-		size_t whole = (size_t)(res->elapsed_ns / 1000000000ULL);
-		if (whole < res->nseconds)
-			res->nseconds = whole; /* interrupted: the seconds it did not reach are not zeros */
-	}
-	res->interrupted = s->stop && *s->stop;
-	res->error_limit = res->errors >= s->max_errors;
+	r = merge_results(s, w, n, t0, nsec, res, r);
+	for (unsigned i = 0; i < nall; i++)
+		free(w[i].per_second);
 	return r;
 }
 
