@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* accept: the embedded io_uring acceptance harness against the incident's gates, plus engine gates. */
+/* accept: the options, the progress lines and the rendering of the io_uring acceptance harness against the
+ * incident's gates, plus engine gates (src/accept.c runs them). */
 #include "steps.h"
-#include "schema.h"
 
 #include <signal.h>
 #include <sys/random.h>
