@@ -133,130 +133,198 @@ static unsigned kill_escaped(uint64_t grace_ns)
 	return killed;
 }
 
+/* What proc_run keeps while the command runs, from the fork to the last read. */
+struct run {
+	const struct proc_opts *o;
+	struct proc_result *res;
+	uint64_t grace, drain, t0, kill_at, read_until, last_tick, last_reap;
+	size_t cap, tlen;
+	int pfd[2], efd[2], was_subreaper;
+	bool reading, leader_done, term_sent, kill_sent;
+	char *tail;
+	pid_t pid;
+};
+
+/* The pipes, the subreaper flag, the fork; the child never returns. */
+static int run_start(struct run *w)
+{
+	const struct proc_opts *o = w->o;
+	pid_t self = getpid();
+	int e = 0;
+
+	if (pipe2(w->pfd, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(w->efd, O_CLOEXEC) < 0) {
+		e = -errno;
+		close(w->pfd[0]), close(w->pfd[1]);
+		return e;
+	}
+	if (o->reap_escaped) {
+		prctl(PR_GET_CHILD_SUBREAPER, &w->was_subreaper);
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+	}
+	w->pid = fork();
+	if (w->pid < 0) {
+		e = -errno;
+		close(w->pfd[0]), close(w->pfd[1]), close(w->efd[0]), close(w->efd[1]);
+		if (o->reap_escaped)
+			prctl(PR_SET_CHILD_SUBREAPER, w->was_subreaper);
+		return e;
+	}
+	if (w->pid == 0)
+		child(o, w->pfd[1], w->efd[1], self);
+	setpgid(w->pid, w->pid); /* also here: no signal can reach the group before it exists */
+	close(w->pfd[1]);
+	close(w->efd[1]);
+	w->tail = xcalloc(1, w->cap + 1);
+	return 0;
+}
+
+/* The timeout or *stop (SIGTERM to the group), the grace after it (SIGKILL), the end of reading. */
+static void run_deadlines(struct run *w, uint64_t now)
+{
+	const struct proc_opts *o = w->o;
+	bool stop = o->stop && *o->stop;
+
+	if (!w->term_sent && !w->leader_done && ((o->timeout_ns && now - w->t0 >= o->timeout_ns) || stop)) {
+		w->res->timed_out = !stop;
+		w->res->stopped = stop;
+		kill(-w->pid, SIGTERM);
+		w->term_sent = true;
+		w->kill_at = now + w->grace;
+	}
+	if (w->term_sent && !w->kill_sent && now >= w->kill_at) {
+		kill(-w->pid, SIGKILL);
+		w->kill_sent = true;
+		if (now + w->drain < w->read_until)
+			w->read_until = now + w->drain;
+	}
+	if (w->reading && now >= w->read_until) {
+		/* what holds the pipe now escaped the group: stop reading, do not wait for it */
+		w->res->output_cut = true;
+		w->reading = false;
+	}
+}
+
+/* Once a second the orphans that ended (reap_escaped); every 200 ms the caller's tick. */
+static void run_reap_tick(struct run *w, uint64_t now)
+{
+	const struct proc_opts *o = w->o;
+
+	if (o->reap_escaped && now - w->last_reap >= 1000000000ULL) {
+		/* orphans re-parented to us that ended: reap them as init would, or a long gate that
+		 * leaves many behind would fill the process table with our zombies */
+		pid_t kids[256];
+		size_t nk = children(kids, ARRAY_SIZE(kids));
+
+		for (size_t i = 0; i < nk; i++)
+			if (kids[i] != w->pid)
+				waitpid(kids[i], NULL, WNOHANG);
+		w->last_reap = now;
+	}
+	if (o->tick && now - w->last_tick >= 200000000ULL) {
+		o->tick(o->tick_arg, now - w->t0);
+		w->last_tick = now;
+	}
+}
+
+/* One tick's output into the tail (or, reading done, a tick's sleep while the leader runs). */
+static void run_read(struct run *w)
+{
+	if (w->reading) {
+		struct pollfd p = { .fd = w->pfd[0], .events = POLLIN };
+		char buf[4096];
+
+		if (poll(&p, 1, TICK_MS) > 0) {
+			ssize_t n = read(w->pfd[0], buf, sizeof(buf));
+
+			if (n > 0)
+				tail_append(w->tail, w->cap, &w->tlen, buf, (size_t)n);
+			else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+				w->reading = false;
+		}
+	} else if (!w->leader_done)
+		sleep_ms(TICK_MS);
+}
+
+/* Has the command itself exited? Then its group gets SIGTERM, and reading ends after the drain. */
+static void run_leader(struct run *w)
+{
+	siginfo_t si = { 0 };
+
+	if (w->leader_done)
+		return;
+	/* WNOWAIT: the zombie keeps the group's id reserved until the group is killed */
+	if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == w->pid) {
+		w->leader_done = true;
+		if (!w->term_sent) {
+			/* what it left running in its group gets SIGTERM now, SIGKILL after the drain */
+			kill(-w->pid, SIGTERM);
+			w->term_sent = true;
+			w->kill_at = mono_ns() + w->drain;
+		}
+		if (mono_ns() + w->drain < w->read_until)
+			w->read_until = mono_ns() + w->drain;
+	}
+}
+
+/* The group killed, the command reaped, exec's errno read, what escaped killed; *res filled. */
+static void run_finish(struct run *w)
+{
+	struct proc_result *res = w->res;
+	int status = 0, e = 0;
+
+	close(w->pfd[0]);
+	kill(-w->pid, SIGKILL);
+	while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (read(w->efd[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
+		res->exec_errno = e;
+	close(w->efd[0]);
+	if (w->o->reap_escaped) {
+		res->escaped = kill_escaped(w->drain);
+		prctl(PR_SET_CHILD_SUBREAPER, w->was_subreaper);
+	}
+	res->status = status;
+	res->elapsed_ns = mono_ns() - w->t0;
+	res->tail = w->tail;
+	res->tail_len = w->tlen;
+}
+
 int proc_run(const struct proc_opts *o, struct proc_result *res)
 {
-	uint64_t grace = o->grace_ns ? o->grace_ns : PROC_GRACE_NS, drain = o->drain_ns ? o->drain_ns : PROC_DRAIN_NS;
-	size_t cap = o->tail_cap ? o->tail_cap : 4096;
-	int pfd[2] = { -1, -1 }, efd[2] = { -1, -1 }, was_subreaper = 0, status = 0;
-	uint64_t t0 = mono_ns(), kill_at = 0, read_until = UINT64_MAX, last_tick = t0, last_reap = t0;
-	bool reading = true, leader_done = false, term_sent = false, kill_sent = false;
-	char *tail;
-	size_t tlen = 0;
-	pid_t pid, self = getpid();
-	int e = 0;
+	uint64_t t0 = mono_ns();
+	struct run w = {
+		.o = o,
+		.res = res,
+		.grace = o->grace_ns ? o->grace_ns : PROC_GRACE_NS,
+		.drain = o->drain_ns ? o->drain_ns : PROC_DRAIN_NS,
+		.cap = o->tail_cap ? o->tail_cap : 4096,
+		.pfd = { -1, -1 },
+		.efd = { -1, -1 },
+		.t0 = t0,
+		.read_until = UINT64_MAX,
+		.last_tick = t0,
+		.last_reap = t0,
+		.reading = true,
+	};
+	int r;
 
 	*res = (struct proc_result){ 0 };
 	if (!o->argv && !o->shell)
 		return -EINVAL;
-	if (pipe2(pfd, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(efd, O_CLOEXEC) < 0) {
-		e = -errno;
-		close(pfd[0]), close(pfd[1]);
-		return e;
-	}
-	if (o->reap_escaped) {
-		prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper);
-		prctl(PR_SET_CHILD_SUBREAPER, 1);
-	}
-	pid = fork();
-	if (pid < 0) {
-		e = -errno;
-		close(pfd[0]), close(pfd[1]), close(efd[0]), close(efd[1]);
-		if (o->reap_escaped)
-			prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
-		return e;
-	}
-	if (pid == 0)
-		child(o, pfd[1], efd[1], self);
-	setpgid(pid, pid); /* also here: no signal can reach the group before it exists */
-	close(pfd[1]);
-	close(efd[1]);
-	tail = xcalloc(1, cap + 1);
-
-	while (!leader_done || reading) {
+	r = run_start(&w);
+	if (r < 0)
+		return r;
+	while (!w.leader_done || w.reading) {
 		uint64_t now = mono_ns();
-		bool stop = o->stop && *o->stop;
 
-		if (!term_sent && !leader_done && ((o->timeout_ns && now - t0 >= o->timeout_ns) || stop)) {
-			res->timed_out = !stop;
-			res->stopped = stop;
-			kill(-pid, SIGTERM);
-			term_sent = true;
-			kill_at = now + grace;
-		}
-		if (term_sent && !kill_sent && now >= kill_at) {
-			kill(-pid, SIGKILL);
-			kill_sent = true;
-			if (now + drain < read_until)
-				read_until = now + drain;
-		}
-		if (reading && now >= read_until) {
-			/* what holds the pipe now escaped the group: stop reading, do not wait for it */
-			res->output_cut = true;
-			reading = false;
-		}
-		if (o->reap_escaped && now - last_reap >= 1000000000ULL) {
-			/* orphans re-parented to us that ended: reap them as init would, or a long gate that
-			 * leaves many behind would fill the process table with our zombies */
-			pid_t kids[256];
-			size_t nk = children(kids, ARRAY_SIZE(kids));
-
-			for (size_t i = 0; i < nk; i++)
-				if (kids[i] != pid)
-					waitpid(kids[i], NULL, WNOHANG);
-			last_reap = now;
-		}
-		if (o->tick && now - last_tick >= 200000000ULL) {
-			o->tick(o->tick_arg, now - t0);
-			last_tick = now;
-		}
-		if (reading) {
-			struct pollfd p = { .fd = pfd[0], .events = POLLIN };
-			char buf[4096];
-
-			if (poll(&p, 1, TICK_MS) > 0) {
-				ssize_t n = read(pfd[0], buf, sizeof(buf));
-
-				if (n > 0)
-					tail_append(tail, cap, &tlen, buf, (size_t)n);
-				else if (n == 0 || (errno != EINTR && errno != EAGAIN))
-					reading = false;
-			}
-		} else if (!leader_done)
-			sleep_ms(TICK_MS);
-		if (!leader_done) {
-			siginfo_t si = { 0 };
-
-			/* WNOWAIT: the zombie keeps the group's id reserved until the group is killed */
-			if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
-				leader_done = true;
-				if (!term_sent) {
-					/* what it left running in its group gets SIGTERM now, SIGKILL after the drain */
-					kill(-pid, SIGTERM);
-					term_sent = true;
-					kill_at = mono_ns() + drain;
-				}
-				if (mono_ns() + drain < read_until)
-					read_until = mono_ns() + drain;
-			}
-		}
+		run_deadlines(&w, now);
+		run_reap_tick(&w, now);
+		run_read(&w);
+		run_leader(&w);
 	}
-	close(pfd[0]);
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (read(efd[0], &e, sizeof(e)) == (ssize_t)sizeof(e))
-		res->exec_errno = e;
-	close(efd[0]);
-	if (o->reap_escaped) {
-		res->escaped = kill_escaped(drain);
-		prctl(PR_SET_CHILD_SUBREAPER, was_subreaper);
-	}
-	res->status = status;
-	res->elapsed_ns = mono_ns() - t0;
-	res->tail = tail;
-	res->tail_len = tlen;
+	run_finish(&w);
 	return 0;
 }
 

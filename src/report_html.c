@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/* report.html: the report's model (src/report.c) as one self-contained page, its charts inline SVG
+ * (src/report_svg.c), readable without a network and printable on A4. */
+#include "util.h"
+#include "report.h"
+#include "report_int.h"
+#include "schema.h"
+#include "size.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+
+/* A status cell: coloured, and the word says it without the colour. */
+static void st_cell(FILE *f, const char *st)
+{
+	const char *w = st ?: "unknown";
+	const char *cls = streq(w, "pass") || streq(w, "done") ? "pass" : streq(w, "warn") ? "warn" : streq(w, "fail") ? "fail" :
+			  streq(w, REPORT_VERDICT_TRAP) ? "trap" : streq(w, "skip") ? "skip" : "missing";
+
+	fprintf(f, "<td class=\"st st-%s\">", cls);
+	for (const char *p = w; *p; p++)
+		fputc(streq(cls, "skip") || streq(cls, "missing") ? *p : toupper((unsigned char)*p), f);
+	fputs("</td>", f);
+}
+
+static void td(FILE *f, const char *cls, const char *s)
+{
+	if (cls)
+		fprintf(f, "<td class=\"%s\">", cls);
+	else
+		fputs("<td>", f);
+	html_esc(f, s ?: "-");
+	fputs("</td>", f);
+}
+
+static const char html_style[] =
+	"*{box-sizing:border-box}\n"
+	"body{font:15px/1.45 system-ui,sans-serif;margin:0;padding:1.2em 2em 2em;color:#1d1d1d}\n"
+	"h1{font-size:1.6em;margin:.1em 0 .3em}h2{font-size:1.25em;border-bottom:2px solid #ddd;padding-bottom:.1em;margin:1.4em 0 .5em}\n"
+	"h3{font-size:1.05em;margin:1em 0 .3em}\n"
+	".meta{color:#444;margin:.2em 0}\n"
+	".grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(34em,100%),1fr));gap:.5em 2em;align-items:start}\n"
+	"table{border-collapse:collapse;margin:.3em 0 1em;width:100%}\n"
+	"td,th{border:1px solid #c8c8c8;padding:.2em .5em;text-align:left;vertical-align:top;overflow-wrap:break-word}\n"
+	"th:first-child,td.nw{white-space:nowrap}td.unknown{color:#666;font-style:italic}\n"
+	"th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
+	"td.hash{font-family:ui-monospace,monospace;font-size:.85em}\n"
+	".st{font-weight:bold;white-space:nowrap}\n"
+	".st-pass{background:#cdeccd}.st-warn,.st-trap{background:#ffe8a3}.st-fail{background:#f6c1c1}"
+	".st-skip,.st-missing{background:#eee;color:#555}\n"
+	".verdict{font-size:1.3em;font-weight:bold;padding:.3em .8em;display:inline-block;border:2px solid #888;margin:.3em 0}\n"
+	".verdict.accepted{background:#cdeccd;border-color:#2a7d2a}.verdict.incomplete{background:#ffe8a3;border-color:#a07800}"
+	".verdict.rejected{background:#f6c1c1;border-color:#a02020}\n"
+	".sig{border:1px solid #c8c8c8;background:#fafafa;padding:.5em 1em;margin:.5em 0}\n"
+	"code{font-family:ui-monospace,monospace;font-size:.88em;background:#f3f3f3;padding:.1em .3em;overflow-wrap:anywhere}\n"
+	"figure{margin:.3em 0 1em;break-inside:avoid}svg.chart{width:100%;height:auto;display:block}\n"
+	"figcaption{font-size:.88em;color:#333}.key{white-space:nowrap;margin-right:.6em}\n"
+	".grid>*{min-width:0}.scroll{overflow-x:auto}\n"
+	"@media (max-width:50em){body{padding:.8em}.grid{grid-template-columns:1fr}"
+	"td,th,th:first-child,td.nw,td.num{white-space:normal;overflow-wrap:anywhere}"
+	"th,th:first-child,td.nw,td.st{overflow-wrap:break-word}}\n"
+	"@page{size:A4;margin:12mm}\n"
+	"@media print{body{padding:0;font-size:9.5pt}.grid{display:block}figure{max-width:17cm}"
+	"h2,h3{break-after:avoid}tr,figure,.sig{break-inside:avoid}"
+	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
+
+static void html_signature(FILE *f, json_object *rep)
+{
+	json_object *signer = jget(rep, "signer");
+
+	fputs("<div class=\"sig\"><b>Signature:</b> ", f);
+	if (!signer) {
+		fputs("<span class=\"st st-missing\">NOT SIGNED</span> (made with --no-sign): nothing vouches for this report.</div>\n", f);
+		return;
+	}
+	fputs("<span class=\"st st-pass\">SIGNED</span> report.json is signed by <b>", f);
+	html_esc(f, jget_str(signer, "identity") ?: "?");
+	fputs("</b> with key ", f);
+	html_esc(f, jget_str(signer, "key_type") ?: "?");
+	fputs(" <code>", f);
+	html_esc(f, jget_str(signer, "fingerprint") ?: "?");
+	fputs("</code> (SSHSIG, namespace swaptool-report, sha512). This page is drawn from report.json and is not "
+	      "signed itself; check the signature in the report's directory with<br><code>ssh-keygen -Y verify -f allowed_signers -I ", f);
+	html_esc(f, jget_str(signer, "identity") ?: "ID");
+	fputs(" -n swaptool-report -s report.json.sig &lt; report.json</code><br>or <code>swaptool verify-report report.json "
+	      "--allowed-signers allowed_signers --identity ", f);
+	html_esc(f, jget_str(signer, "identity") ?: "ID");
+	fputs("</code> (which also recomputes the record hashes and the verdict).</div>\n", f);
+}
+
+static void html_drives(FILE *f, json_object *rep)
+{
+	bool owned;
+	json_object *d = report_drives_of(rep, &owned), *o = jget(d, "old"), *n = jget(d, "new");
+
+	fputs("<h2>Drives</h2>\n<table class=\"drives\">\n<tr><th></th><th>old drive (source)</th><th>new drive (target)</th></tr>\n", f);
+	for (size_t i = 0; i < report_drive_nrows; i++) {
+		json_object *sides[2] = { o, n };
+
+		fputs("<tr><th>", f);
+		html_esc(f, report_drive_rows[i].label);
+		fputs("</th>", f);
+		for (unsigned s = 0; s < 2; s++) {
+			_cleanup_free_ char *cell = report_drive_cell(sides[s], i);
+			const char *key = report_drive_rows[i].key, *cls = NULL;
+			json_object *v = jget(sides[s], key);
+
+			if (streq(key, "class") && jget_str(sides[s], "class"))
+				cls = streq(jget_str(sides[s], "class"), "good") ? "st st-pass" :
+				      streq(jget_str(sides[s], "class"), "unknown") ? "st st-missing" : "st st-warn";
+			else if ((streq(key, "media_errors") || streq(key, "critical_warning")) && v &&
+				 !json_object_is_type(v, json_type_null))
+				cls = json_object_get_uint64(v) ? "st st-fail" : "num";
+			else if (!v || json_object_is_type(v, json_type_null))
+				cls = "unknown";
+			else if (report_drive_rows[i].kind != DK_STR)
+				cls = "num";
+			fprintf(f, "<td%s%s%s data-field=\"%s\" data-side=\"%s\">", cls ? " class=\"" : "", cls ?: "", cls ? "\"" : "", key,
+				s ? "new" : "old");
+			html_esc(f, cell);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+	if (owned)
+		json_object_put(d);
+}
+
+/* the title, the heading, where and when it was made, and the verdict */
+static void html_head(FILE *f, json_object *rep)
+{
+	const char *verdict = jget_str(rep, "verdict") ?: "incomplete";
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>swaptool report: ", f);
+	html_esc(f, jget_str(rep, "node") ?: jget_str(rep, "host"));
+	fprintf(f, "</title>\n<style>\n%s</style></head><body>\n<h1>swaptool report: ", html_style);
+	html_esc(f, jget_str(rep, "node") ?: jget_str(rep, "host"));
+	fputs("</h1>\n<p class=\"meta\">made on ", f);
+	html_esc(f, jget_str(rep, "host"));
+	fputs(" at ", f);
+	html_esc(f, jget_str(rep, "created"));
+	fputs(" by swaptool ", f);
+	html_esc(f, jget_str(rep, "version"));
+	fputs(" (kernel ", f);
+	html_esc(f, jget_str(rep, "kernel"));
+	fprintf(f, ")</p>\n<p><span class=\"verdict %s\">", streq(verdict, "accepted") ? "accepted" : streq(verdict, "rejected") ? "rejected" : "incomplete");
+	for (const char *c = verdict; *c; c++)
+		fputc(toupper((unsigned char)*c), f);
+	fputs("</span> ", f);
+	html_esc(f, jget_str(rep, "why"));
+	fputs("</p>\n", f);
+}
+
+static void html_steps(FILE *f, json_object *summary)
+{
+	fputs("<section>\n<h2>Steps</h2>\n<table>\n<tr><th>step</th><th>status</th><th>finished</th><th>why</th></tr>\n", f);
+	for (size_t i = 0; i < jlen(summary); i++) {
+		json_object *s = jarray_at(summary, i);
+		fputs("<tr>", f);
+		td(f, "nw", jget_str(s, "step"));
+		st_cell(f, jget_str(s, "status"));
+		td(f, "nw", jget_str(s, "finished"));
+		td(f, NULL, jget_str(s, "why"));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+}
+
+/* a table row <tr><th>LABEL</th><td class="num">BYTES B</td></tr> */
+static void html_bytes_row(FILE *f, const char *label, const char *bytes)
+{
+	char b[32];
+
+	fprintf(f, "<tr><th>%s</th>", label);
+	snprintf(b, sizeof(b), "%s B", bytes);
+	td(f, "num", b);
+	fputs("</tr>\n", f);
+}
+
+static void html_trap(FILE *f, json_object *pre)
+{
+	json_object *src = jget(pre, "source"), *tgt = jget(pre, "target");
+	json_object *gpt = jget(jget(src, "partition_table"), "backup_header_lba");
+	json_object *fi = schema_preflight_path(pre, SCHEMA_PATH_FRESH_INSTALL);
+	char a[32];
+
+	fputs("<section>\n<h2>Clone trap</h2>\n<table>\n", f);
+	html_bytes_row(f, "source size", fmt_thousands(schema_preflight_source_bytes(pre), a));
+	html_bytes_row(f, "target size (preflight --target)", fmt_thousands(schema_preflight_target_bytes(pre), a));
+	html_bytes_row(f, "delta (target minus source)", fmt_thousands_signed(jget_i64(pre, "delta_bytes"), a));
+	if (gpt && jget_u64(tgt, "lba_count")) {
+		fputs("<tr><th>backup GPT header (old drive)</th>", f);
+		td(f, "num", fmt_thousands(json_object_get_uint64(gpt), a));
+		fputs("</tr>\n<tr><th>last LBA (new drive)</th>", f);
+		td(f, "num", fmt_thousands(jget_u64(tgt, "lba_count") - 1, a));
+		fputs("</tr>\n", f);
+	}
+	fputs("<tr><th>raw clone</th>", f);
+	st_cell(f, path_possible(pre, SCHEMA_PATH_RAW_CLONE) ? "pass" : "fail");
+	fputs("</tr>\n<tr><th>filesystem-aware clone</th>", f);
+	st_cell(f, path_possible(pre, SCHEMA_PATH_FS_CLONE) ? "pass" : "fail");
+	fputs("</tr>\n<tr><th>fresh install + restore</th>", f);
+	st_cell(f, path_possible(pre, SCHEMA_PATH_FRESH_INSTALL) ? "pass" : "fail");
+	fputs("</tr>\n", f);
+	if (jget(fi, "refetchable_bytes")) {
+		char c2[32];
+		_cleanup_free_ char *both = NULL;
+
+		fputs("<tr><th>re-fetchable / irreplaceable</th>", f);
+		fmt_decimal(jget_u64(fi, "refetchable_bytes"), a);
+		both = xasprintf("%s / %s", a, fmt_decimal(jget_u64(fi, "irreplaceable_bytes"), c2));
+		td(f, "num", both);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<p class=\"meta\">PASS: the path is possible; FAIL: it is not.</p>\n</section>\n", f);
+}
+
+static void html_backup(FILE *f, json_object *backup)
+{
+	const char *path, *sha;
+	uint64_t bytes, entries;
+	char a[32], b[32];
+
+	backup_fields(backup, &path, &sha, &bytes, &entries);
+	snprintf(b, sizeof(b), "%" PRIu64, entries);
+	fputs("<section>\n<h2>Backup</h2>\n<table>\n<tr><th>archive</th>", f);
+	td(f, NULL, path);
+	fputs("</tr>\n<tr><th>bytes</th>", f);
+	td(f, "num", fmt_thousands(bytes, a));
+	fputs("</tr>\n<tr><th>entries</th>", f);
+	td(f, "num", b);
+	fputs("</tr>\n<tr><th>sha256</th>", f);
+	td(f, "hash", sha);
+	fputs("</tr>\n</table>\n</section>\n", f);
+}
+
+/* where accept read, and whether the engine gates ran */
+static void html_accept_meta(FILE *f, json_object *acc)
+{
+	bool run, failed;
+	char a[32];
+
+	fputs("<h2>Acceptance</h2>\n<p class=\"meta\">on ", f);
+	html_esc(f, schema_host(acc));
+	fputs(", reading ", f);
+	html_esc(f, schema_accept_target_path(acc));
+	fprintf(f, " (working set %s)", fmt_binary(jget_u64(jget(acc, "target"), "working_set_bytes"), a));
+	schema_accept_engine_gates(acc, &run, &failed);
+	fputs("; engine gates (cold-boot 157 K prompt, full 97-scenario bench): ", f);
+	fprintf(f, "<span class=\"st %s\">%s</span></p>\n", !run ? "st-warn" : failed ? "st-fail" : "st-pass",
+		!run ? "NOT RUN" : failed ? "FAILED" : "PASSED");
+}
+
+static void html_runs(FILE *f, json_object *runs)
+{
+	fputs("<section class=\"scroll\">\n<h3>Runs</h3>\n<table>\n<tr><th>run</th><th>mode</th><th>in flight</th><th>IOPS</th>"
+	      "<th>MB/s</th><th>p50</th><th>p99.9</th></tr>\n", f);
+	for (size_t i = 0; i < jlen(runs); i++) {
+		json_object *r = jarray_at(runs, i);
+		char a[32], b[32], c[32], d[32], e[32];
+
+		snprintf(d, sizeof(d), "%" PRIu64, jget_u64(r, "inflight"));
+		snprintf(e, sizeof(e), "%.0f", jget_double(r, "mb_s"));
+		fmt_iops(jget_double(r, "iops"), a);
+		fmt_us(run_lat_us(r, SCHEMA_LAT_P50), b);
+		fmt_us(run_lat_us(r, SCHEMA_LAT_P99_9), c);
+		fputs("<tr>", f);
+		td(f, NULL, jget_str(r, "name"));
+		td(f, NULL, jget_str(r, "mode"));
+		td(f, "num", d);
+		td(f, "num", a);
+		td(f, "num", e);
+		td(f, "num", b);
+		td(f, "num", c);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+}
+
+static void html_gates(FILE *f, json_object *gates)
+{
+	fputs("<section>\n<h3>Gates</h3>\n<table>\n<tr><th>gate</th><th>threshold</th><th>measured</th>"
+	      "<th>status</th></tr>\n", f);
+	for (size_t i = 0; i < jlen(gates); i++) {
+		json_object *g = jarray_at(gates, i);
+		_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
+		_cleanup_free_ char *mu = jget_str(g, "unit") && !json_object_is_type(jget(g, "threshold"), json_type_string)
+			? xasprintf("%s %s", me, jget_str(g, "unit")) : xstrdup(me);
+
+		fputs("<tr>", f);
+		td(f, NULL, schema_gate_name(g));
+		td(f, "num", th);
+		td(f, "num", mu);
+		st_cell(f, schema_gate_status(g));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+}
+
+/* the sweep's table, with the reference's IOPS and the ratio when it has a sweep, then its chart */
+static void html_sweep(FILE *f, json_object *sweep, json_object *ra)
+{
+	bool with_ref = ra && jlen(jget(ra, "sweep"));
+
+	fputs("<h2>Sweep: 4 KiB random reads by working set</h2>\n<div class=\"grid\">\n<section>\n<table>\n"
+	      "<tr><th>working set</th><th>IOPS</th><th>p50</th>", f);
+	if (with_ref)
+		fputs("<th>reference IOPS</th><th>IOPS B/A</th>", f);
+	fputs("</tr>\n", f);
+	for (size_t i = 0; i < jlen(sweep); i++) {
+		json_object *s = jarray_at(sweep, i);
+		json_object *rs = find_ws(jget(ra, "sweep"), jget_u64(s, "working_set_bytes"));
+		char a[32], b[32], c[32];
+
+		fputs("<tr>", f);
+		td(f, "num", fmt_binary(jget_u64(s, "working_set_bytes"), a));
+		fmt_iops(jget_double(s, "iops"), b);
+		fmt_us(jget_double(jget(s, "lat_us"), "p50"), c);
+		td(f, "num", b);
+		td(f, "num", c);
+		if (with_ref) {
+			if (rs)
+				fmt_iops(jget_double(rs, "iops"), b);
+			fmt_ratio(rs ? ratio_of(jget_double(s, "iops"), jget_double(rs, "iops")) : NAN, c);
+			td(f, "num", rs ? b : "-");
+			td(f, "num", c);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+	report_chart_sweep(f, sweep, jget(ra, "sweep"));
+	fputs("</div>\n", f);
+}
+
+/* this node's runs against the reference node's: A, B and B/A for IOPS, p50 and p99.9, then the chart */
+static void html_reference(FILE *f, json_object *ref, json_object *acc, json_object *rruns)
+{
+	json_object *runs = schema_accept_runs(acc);
+
+	fputs("<h2>Against the reference node</h2>\n<p class=\"meta\">A: ", f);
+	html_esc(f, jget_str(ref, "node"));
+	fputs(" (", f);
+	html_esc(f, jget_str(ref, "file"));
+	fputs(", accept record sha256 <code>", f);
+	html_esc(f, jget_str(ref, "sha256"));
+	fputs("</code>); B: this node, ", f);
+	html_esc(f, schema_host(acc));
+	fputs(". Ratios are B/A: below 1 for IOPS, above 1 for latency, is worse than the reference.</p>\n"
+	      "<div class=\"grid\">\n<section class=\"scroll\">\n<table>\n<tr><th>run</th><th>IOPS A</th><th>IOPS B</th><th>B/A</th>"
+	      "<th>p50 A</th><th>p50 B</th><th>B/A</th><th>p99.9 A</th><th>p99.9 B</th><th>B/A</th></tr>\n", f);
+	for (size_t i = 0; i < jlen(runs); i++) {
+		json_object *b = jarray_at(runs, i), *a = find_run(rruns, jget_str(b, "name"));
+		char c[9][32];
+
+		if (!a)
+			continue;
+		report_compare_cells(a, b, c);
+		fputs("<tr>", f);
+		td(f, NULL, jget_str(b, "name"));
+		for (unsigned k = 0; k < 9; k++)
+			td(f, "num", c[k]);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+	report_chart_compare(f, runs, rruns);
+	fputs("</div>\n", f);
+}
+
+static void html_accept(FILE *f, json_object *rep, json_object *acc)
+{
+	json_object *runs = schema_accept_runs(acc), *gates = schema_accept_gates(acc), *sweep = jget(acc, "sweep");
+	json_object *ref = jget(rep, "reference"), *ra = report_accept_of(jget(ref, "accept"));
+	json_object *rruns = schema_accept_runs(ra);
+
+	html_accept_meta(f, acc);
+	fputs("<div class=\"grid\">\n", f);
+	html_runs(f, runs);
+	html_gates(f, gates);
+	fputs("</div>\n<h3>Latency against the gates</h3>\n<div class=\"grid\">\n", f);
+	report_chart_pctl(f, runs, gates, rruns);
+	report_chart_persec(f, runs, gates, rruns);
+	fputs("</div>\n<h3>Latency distribution of each run</h3>\n<div class=\"grid\">\n", f);
+	for (size_t i = 0; i < jlen(runs); i++) {
+		json_object *r = jarray_at(runs, i);
+		report_chart_hist(f, r, gates, find_run(rruns, jget_str(r, "name")));
+	}
+	fputs("</div>\n", f);
+	if (jlen(sweep))
+		html_sweep(f, sweep, ra);
+	if (ra)
+		html_reference(f, ref, acc, rruns);
+}
+
+static void html_records(FILE *f, json_object *rep)
+{
+	fputs("<h2>Records</h2>\n<table>\n<tr><th>step</th><th>sha256 of the embedded record (", f);
+	html_esc(f, jget_str(rep, "record_hash") ?: "json-c text");
+	fputs(")</th></tr>\n", f);
+	for (size_t i = 0; i < jlen(jget(rep, "records")); i++) {
+		json_object *e = jarray_at(jget(rep, "records"), i);
+		fputs("<tr>", f);
+		td(f, NULL, jget_str(e, "step"));
+		td(f, "hash", jget_str(e, "sha256"));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</body></html>\n", f);
+}
+
+char *report_html(json_object *rep, const struct profile *p)
+{
+	json_object *steps = jget(rep, "steps"), *acc = jget(steps, "accept"), *pre = jget(steps, "preflight");
+	char *html = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&html, &len);
+
+	(void)p; /* the gates drawn are those the accept record was measured against */
+	if (!f)
+		abort();
+	html_head(f, rep);
+	html_signature(f, rep);
+	fputs("<div class=\"grid\">\n", f);
+	html_steps(f, jget(rep, "summary"));
+	fputs("<section>\n", f);
+	html_drives(f, rep);
+	fputs("</section>\n", f);
+	if (pre)
+		html_trap(f, pre);
+	if (jget(steps, "backup"))
+		html_backup(f, jget(steps, "backup"));
+	fputs("</div>\n", f);
+	if (acc)
+		html_accept(f, rep, acc);
+	html_records(f, rep);
+	fclose(f);
+	return html;
+}
