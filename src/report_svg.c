@@ -291,6 +291,20 @@ static void gate_line(FILE *f, const struct chart *c, bool vertical, double v, d
 	fputs("</text></g>\n", f);
 }
 
+/* s escaped for HTML as a new string, for captions built with a format before they are written. */
+static char *html_esc_dup(const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		abort(); /* as xasprintf: out of memory */
+	html_esc(m, s);
+	fclose(m);
+	return buf;
+}
+
 static void chart_close(FILE *f, const char *caption_html)
 {
 	fprintf(f, "</svg>\n<figcaption>%s</figcaption>\n</figure>\n", caption_html ?: "");
@@ -461,7 +475,8 @@ void report_chart_hist(FILE *f, json_object *run, json_object *gates, json_objec
 		char a[32], b[32];
 		fmt_us(jget_double(jget(run, "lat_us"), "p50"), a);
 		fmt_us(jget_double(jget(run, "lat_us"), "p99_9"), b);
-		cap = xasprintf("<b>%s</b>: %" PRIu64 " reads in %zu histogram buckets; p50 %s, p99.9 %s; dotted: the gates%s", name,
+		_cleanup_free_ char *ename = html_esc_dup(name); /* a run's name comes from a record: outside bytes */
+		cap = xasprintf("<b>%s</b>: %" PRIu64 " reads in %zu histogram buckets; p50 %s, p99.9 %s; dotted: the gates%s", ename,
 				bins_total(h), jlen(jget(h, "bins")), a, b, rh ? "; dashed grey: the reference node" : "");
 	}
 	chart_close(f, cap);

@@ -75,6 +75,17 @@ static void test_runs(void)
 	CHECK(strstr(s, "data-chart=\"hist-rand16\"") && strstr(s, "data-series=\"rand16\" data-points=\"3\""));
 	CHECK(strstr(s, "100 reads in 3 histogram buckets") != NULL);
 	free(s);
+	{
+		/* a run's name from a record is outside text: escaped in the caption as everywhere else */
+		json_object *odd = J("[{\"name\":\"<i>x\",\"lat_us\":{\"p50\":230,\"p99_9\":1500},"
+				     "\"lat_hist\":{\"unit\":\"ns\",\"bins\":[[100000,110000,5]]}}]");
+
+		s = draw(4, odd, none, NULL);
+		CHECK(strstr(s, "<b>&lt;i&gt;x</b>: 5 reads") != NULL);
+		CHECK(strstr(s, "<i>x") == NULL);
+		free(s);
+		json_object_put(odd);
+	}
 	/* nothing measured, nothing drawn */
 	s = draw(0, none, none, NULL);
 	CHECK_STR(s, "");
