@@ -2,6 +2,7 @@
 /* The engine prediction against docs/incident.md's arithmetic: reads per chunk, chunk times, the worst window, status. */
 #include "util.h"
 #include "predict.h"
+#include "profile.h"
 #include "record.h"
 #include "tap.h"
 
@@ -280,6 +281,66 @@ static void engine_and_json(void)
 	json_object_put(run);
 }
 
+static char *write_tmp(const char *text)
+{
+	char *path = xstrdup("/tmp/swaptool-predict-XXXXXX");
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void bad_profile(const char *text, const char *want_in_err)
+{
+	_cleanup_free_ char *path = write_tmp(text);
+	struct profile *p = NULL;
+	_cleanup_free_ char *err = NULL;
+
+	CHECK(profile_load(path, &p, &err) == -EINVAL);
+	CHECK(err && strstr(err, path) && strstr(err, want_in_err));
+	if (err && !strstr(err, want_in_err))
+		fprintf(stderr, "  error was: %s\n", err);
+	unlink(path);
+}
+
+static void profile_section(void)
+{
+	_cleanup_free_ char *path = NULL;
+	struct profile *p = NULL;
+	_cleanup_free_ char *err = NULL;
+	const char *text = "[workload]\nmeasured_reads = 1000000\nmeasured_tokens = 100000\nchunk_tokens = 8192\n"
+			   "read_bytes = 8KiB\nspin_limit_low = 10\nspin_limit_high = 30\ncold_prompt_tokens = 200000\n";
+
+	CHECK(profile_load(NULL, &p, &err) == 0);
+	CHECK_U64(p->workload.measured_reads, 6490000);
+	CHECK_U64(p->workload.spin_low_s, 8);
+	profile_free(p);
+	path = write_tmp(text);
+	CHECK(profile_load(path, &p, &err) == 0);
+	if (p) {
+		uint64_t n;
+
+		CHECK_U64(p->workload.chunk_tokens, 8192);
+		CHECK_U64(p->workload.read_bytes, 8192);
+		CHECK_U64(p->workload.spin_high_s, 30);
+		CHECK(predict_reads_per_chunk(&p->workload, &n) == 0);
+		CHECK_U64(n, 81920);
+		profile_free(p);
+	}
+	unlink(path);
+
+	bad_profile("[workload]\nreads = 5\n", ":2: unknown key 'reads' in [workload]");
+	bad_profile("[workload]\nchunk_tokens = 0\n", "'chunk_tokens' in [workload] must be a whole number from 1 to 1048576");
+	bad_profile("[workload]\nmeasured_tokens = 10000001\n", "from 1 to 10000000, not '10000001'");
+	bad_profile("[workload]\nspin_limit_low = 8s\n", "'spin_limit_low' in [workload] must be a whole number");
+	bad_profile("[workload]\nread_bytes = 256\n", "bad size (from 512 bytes to 16MiB, e.g. 4KiB) for 'read_bytes'");
+	bad_profile("[workload]\nspin_limit_low = 30\n", "[workload] spin_limit_low (30 s) is above spin_limit_high (20 s)");
+	bad_profile("[workload]\nmeasured_reads = 1000000000000\nmeasured_tokens = 1\nchunk_tokens = 1048576\n"
+		    "read_bytes = 16MiB\n", "do not fit in 64 bits");
+}
+
 int main(void)
 {
 	incident_table();
@@ -287,5 +348,6 @@ int main(void)
 	status_boundaries();
 	bad_inputs();
 	engine_and_json();
+	profile_section();
 	return tap_done();
 }
