@@ -5,6 +5,7 @@
 #include "size.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <strings.h>
 #include <sys/stat.h>
 
@@ -93,6 +94,7 @@ static void profile_defaults(struct profile *p)
 	p->cmd_runtime_install = xstrdup("install the patched runtime: the same build the other ranks run");
 	p->cmd_refetch = xstrdup("flare download <package> --revision gb10 --tensor-parallel 4");
 	arc_limits_defaults(&p->limits);
+	predict_workload_defaults(&p->workload);
 }
 
 struct parse_state {
@@ -295,6 +297,35 @@ static int handle_limits(struct parse_state *s, unsigned line, const char *secti
 	return 1;
 }
 
+/* ---- [workload]: the engine model of src/predict.c, defaults from docs/incident.md ---- */
+static int handle_workload(struct parse_state *s, unsigned line, const char *section, const char *key,
+			   const char *v)
+{
+	struct predict_workload *w = &s->p->workload;
+	uint64_t n;
+
+	if (streq(key, "measured_reads"))
+		return range_key(s, line, section, key, v, 1, PROFILE_MAX_WORKLOAD_READS, &w->measured_reads);
+	if (streq(key, "measured_tokens"))
+		return range_key(s, line, section, key, v, 1, PROFILE_MAX_WORKLOAD_TOKENS, &w->measured_tokens);
+	if (streq(key, "chunk_tokens"))
+		return range_key(s, line, section, key, v, 1, PROFILE_MAX_CHUNK_TOKENS, &w->chunk_tokens);
+	if (streq(key, "cold_prompt_tokens"))
+		return range_key(s, line, section, key, v, 1, PROFILE_MAX_WORKLOAD_TOKENS, &w->cold_prompt_tokens);
+	if (streq(key, "spin_limit_low"))
+		return range_key(s, line, section, key, v, 1, PROFILE_MAX_SECONDS, &w->spin_low_s);
+	if (streq(key, "spin_limit_high"))
+		return range_key(s, line, section, key, v, 1, PROFILE_MAX_SECONDS, &w->spin_high_s);
+	if (streq(key, "read_bytes")) {
+		/* one read of the engine: a sector to 16 MiB (the incident's are 4 KiB) */
+		if (parse_size_value(v, &n) < 0 || n < 512 || n > (16u << 20))
+			return bad(s, line, section, key, "bad size (from 512 bytes to 16MiB, e.g. 4KiB) for");
+		w->read_bytes = n;
+		return 1;
+	}
+	return bad(s, line, section, key, "unknown key");
+}
+
 static int handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse_state *s = user;
@@ -373,6 +404,8 @@ static int handler(void *user, const char *section, const char *key, const char 
 	}
 	if (streq(section, "limits"))
 		return handle_limits(s, line, section, key, v);
+	if (streq(section, "workload"))
+		return handle_workload(s, line, section, key, v);
 	if (startswith(section, "run ") && section[4])
 		return handle_run(s, line, section, section + 4, key, v);
 	if (startswith(section, "drive ") && section[6])
@@ -494,6 +527,21 @@ static int read_profile(const char *path, char **text, size_t *len, char **why)
 	return 0;
 }
 
+/* What no single [workload] key shows: the spin limit's ends in order, and a chunk and the cold
+ * prompt whose reads and bytes fit in 64 bits (read_bytes times a huge chunk may not). */
+static int workload_check(const char *path, const struct predict_workload *w, char **why)
+{
+	uint64_t n;
+
+	if (w->spin_low_s > w->spin_high_s)
+		return set_why(why, -EINVAL, "%s: [workload] spin_limit_low (%" PRIu64 " s) is above spin_limit_high "
+			       "(%" PRIu64 " s); give the low end first", path, w->spin_low_s, w->spin_high_s);
+	if (predict_chunk_bytes(w, &n) < 0 || predict_cold_prompt_reads(w, &n) < 0)
+		return set_why(why, -EINVAL, "%s: [workload] a chunk's or the cold prompt's reads do not fit in 64 bits; "
+			       "lower measured_reads, chunk_tokens or read_bytes", path);
+	return 0;
+}
+
 int profile_load(const char *path, struct profile **out, char **why)
 {
 	struct profile *p = xcalloc(1, sizeof(*p));
@@ -537,6 +585,11 @@ int profile_load(const char *path, struct profile **out, char **why)
 				profile_free(p);
 				return r;
 			}
+		r = workload_check(path, &p->workload, why);
+		if (r < 0) {
+			profile_free(p);
+			return r;
+		}
 		set_str(&p->source, path);
 	}
 	*out = p;
@@ -692,5 +745,21 @@ json_object *profile_to_json(const struct profile *p)
 	jset_u64(sec, "entries", p->limits.entries);
 	jset_u64(sec, "state_records", p->limits.state_records);
 	json_object_object_add(o, "limits", sec);
+	sec = json_object_new_object();
+	jset_u64(sec, "measured_reads", p->workload.measured_reads);
+	jset_u64(sec, "measured_tokens", p->workload.measured_tokens);
+	{
+		/* derived, to two places as written ("41.34"), not as a binary double prints (41.340000000000003) */
+		double rpt = round(predict_reads_per_token(&p->workload) * 100) / 100;
+		_cleanup_free_ char *txt = xasprintf("%.2f", rpt);
+
+		json_object_object_add(sec, "reads_per_token", json_object_new_double_s(rpt, txt));
+	}
+	jset_u64(sec, "chunk_tokens", p->workload.chunk_tokens);
+	jset_u64(sec, "read_bytes", p->workload.read_bytes);
+	jset_u64(sec, "spin_limit_low_s", p->workload.spin_low_s);
+	jset_u64(sec, "spin_limit_high_s", p->workload.spin_high_s);
+	jset_u64(sec, "cold_prompt_tokens", p->workload.cold_prompt_tokens);
+	json_object_object_add(o, "workload", sec);
 	return o;
 }

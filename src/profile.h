@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "predict.h" /* struct predict_workload: [workload] */
 
 struct strlist {
 	char **v;
@@ -19,6 +20,10 @@ void strlist_clear(struct strlist *l);
 #define PROFILE_MAX_SECONDS 86400u       /* a run's duration, the ramp: one day */
 #define PROFILE_MAX_INFLIGHT 4096u
 #define PROFILE_MAX_GATE_TIMEOUT 604800u /* an engine gate: one week */
+/* [workload]: past these a value is a typo (the load also checks that a chunk's bytes fit in 64 bits) */
+#define PROFILE_MAX_WORKLOAD_READS 1000000000000ULL /* measured_reads: 10^12 (the incident: 6.49 M) */
+#define PROFILE_MAX_WORKLOAD_TOKENS 10000000u       /* a prompt, a measured prefill: 10 M tokens */
+#define PROFILE_MAX_CHUNK_TOKENS 1048576u           /* a prefill chunk: 1 Mi tokens (the incident: 4096) */
 
 /* One acceptance run and its gate thresholds (0 = no threshold of that kind). */
 struct accept_run {
@@ -94,6 +99,8 @@ struct profile {
 	size_t ndrives;
 	/* [limits] */
 	struct arc_limits limits;
+	/* [workload]: the engine's reads that accept predicts from (docs/incident.md) */
+	struct predict_workload workload;
 };
 
 /* Load the built-in profile, then `path` over it when not NULL. On a bad file returns
