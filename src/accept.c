@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "predict.h"
 #include "proc.h"
 #include "size.h"
 #include "util.h"
@@ -588,6 +589,15 @@ static json_object *run_json(const struct accept *a, const struct accept_plan_ru
 	json_object_object_add(run, "errors", errors_json(res));
 	json_object_object_add(run, "ring", ring_json(res));
 	jset_bool(run, "complete", !res->interrupted);
+	if (!pr->sequential && res->ios) {
+		/* what the engine would see at this rate (src/predict.h); a run too odd to predict
+		 * (no rate) simply has none, which the engine-prediction check says */
+		json_object *pred = NULL;
+		_cleanup_free_ char *pwhy = NULL;
+
+		if (predict_run_json(&a->pf->workload, run, &pred, &pwhy) == 0)
+			json_object_object_add(run, "engine_prediction", pred);
+	}
 	return run;
 }
 
@@ -803,11 +813,38 @@ bool accept_judge_run(struct accept *a, const struct accept_plan_run *p, json_ob
 	return true;
 }
 
+/* The engine predicted from the random-read runs (docs/incident.md, "Why the drive kills the
+ * engine"): the check takes the run whose worst chunk is slowest, since the engine's reader may
+ * run at either depth. Interrupted or empty runs predict nothing. */
+static void judge_prediction(struct accept *a)
+{
+	json_object *worst = NULL, *worst_run = NULL;
+
+	for (size_t i = 0; i < json_object_array_length(a->runs); i++) {
+		json_object *run = json_object_array_get_idx(a->runs, i), *p = jget_object(run, "engine_prediction");
+
+		if (!p || !jget_bool(run, "complete"))
+			continue;
+		if (!worst || predict_json_worse(p, worst))
+			worst = p, worst_run = run;
+	}
+	if (!worst)
+		return;
+	enum status st;
+	if (status_parse(jget_str(worst, "status"), &st))
+		st = ST_FAIL;
+	json_object *c = record_check(a->rec, "engine-prediction", st, "%s: %s", jget_str(worst_run, "name"),
+				      jget_str(worst, "summary"));
+	jset_str(c, "run", jget_str(worst_run, "name"));
+	json_object_object_add(c, "prediction", json_object_get(worst));
+}
+
 void accept_judge_harness(struct accept *a)
 {
 	for (size_t i = 0; i < json_object_array_length(a->runs); i++)
 		if (!accept_judge_run(a, &a->plan[i], json_object_array_get_idx(a->runs, i)))
 			break;
+	judge_prediction(a);
 }
 
 /* ---- the sweep ---- */

@@ -369,3 +369,19 @@ int predict_run_json(const struct predict_workload *w, json_object *run, json_ob
 	prediction_clear(&p);
 	return 0;
 }
+
+/* A prediction's worst chunk in seconds from its JSON: null (a chunk that never completes) or a
+ * missing key is +inf, the slowest there is. */
+static double json_worst_s(json_object *p)
+{
+	json_object *v = jget(p, "worst_chunk_s");
+
+	return v && (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int))
+		       ? json_object_get_double(v)
+		       : INFINITY;
+}
+
+bool predict_json_worse(json_object *a, json_object *b)
+{
+	return json_worst_s(a) > json_worst_s(b);
+}

@@ -89,3 +89,5 @@ struct json_object *prediction_to_json(const struct predict_workload *w, const s
  * -EBADMSG with *why when the run's fields are missing or of the wrong type. */
 int predict_run_json(const struct predict_workload *w, struct json_object *run, struct json_object **out,
 		     char **why);
+/* Whether prediction JSON a predicts a slower worst chunk than b (a null time is the slowest). */
+bool predict_json_worse(struct json_object *a, struct json_object *b);

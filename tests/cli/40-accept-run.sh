@@ -27,6 +27,10 @@ min_iops = 1
 max_p99_9_us = 100000000
 [run seq]
 min_mb_s = 1
+# the engine predicted from these figures passes too (a loaded test disk is slow)
+[workload]
+spin_limit_low = 86400
+spin_limit_high = 86400
 INI
 cat >"$TMP/strict.ini" <<'INI'
 [run rand16]
@@ -65,6 +69,31 @@ jeq '[.checks[] | select(.id == "engine-gates")][0].status' warn
 jeq '.verdict' warn
 [ "$(jq -r .complete "$STATE/accept.json")" = true ] || fail "accept.json not saved"
 ok "lenient gates pass; consistent figures; engine gates reported as not run"
+
+# the engine predicted from each random run (docs/incident.md's arithmetic): a 4096-token chunk is
+# 169,319 reads of 4 KiB; its time is those reads at the run's IOPS; none for the sequential run
+jeq '[.runs[0], .runs[1] | .engine_prediction.reads_per_chunk] | join(",")' 169319,169319
+jeq '.runs[0].engine_prediction.chunk_bytes' 693530624
+jeq '.runs[2].engine_prediction' null
+jeq '[.runs[0], .runs[1] | .engine_prediction | (.chunk_s - .reads_per_chunk / .iops) | fabs < 0.01] | all' true
+jeq '[.checks[] | select(.id == "engine-prediction")][0].status' pass
+ok "each random run predicts the engine's chunk time; the check passes on a lenient spin limit"
+
+# a chunk no drive here reads inside a 1 s spin limit: the prediction fails the verdict (exit 1)
+cat >"$TMP/tight.ini" <<'INI'
+[run rand16]
+min_iops = 1
+max_p50_us = 100000000
+[workload]
+chunk_tokens = 1048576
+spin_limit_low = 1
+spin_limit_high = 1
+INI
+run 1 "$SWAPTOOL" --json --state "$STATE" --profile "$TMP/tight.ini" "${A[@]}" --no-seq --inflight 16
+jeq '[.checks[] | select(.id == "engine-prediction")][0] | .status + " " + .run' "fail rand16"
+jeq '[.checks[] | select(.id == "engine-prediction")][0].prediction.reads_per_chunk' 43345594
+jeq '[.gates[].status] | unique | join(",")' pass
+ok "a worst chunk past the spin limit's low end fails the prediction check"
 
 run 0 "$SWAPTOOL" --state "$STATE" --profile "$TMP/lenient.ini" --no-color "${A[@]}" --no-seq --inflight 16
 contains "engine gates not run"
