@@ -2,7 +2,7 @@
 /* The backup manifest: entries to JSON and back, path safety, lookup by path. */
 #include "util.h"
 #include "manifest.h"
-#include "record.h"
+#include "json.h"
 
 static const char *const type_names[] = {
 	[MT_FILE] = "file", [MT_DIR] = "dir", [MT_SYMLINK] = "symlink", [MT_HARDLINK] = "hardlink",

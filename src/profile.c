@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "manifest.h"
-#include "record.h"
+#include "json.h"
 
 void strlist_add(struct strlist *l, const char *s)
 {

@@ -2,6 +2,7 @@
 /* The report: step judgements, verdict, record hashes, report.json assembly, txt and html. */
 #include "util.h"
 #include "report.h"
+#include "json.h"
 #include "schema.h"
 #include "profile.h"
 #include "size.h"

@@ -22,6 +22,7 @@ static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
 #define _cleanup_fclose_ _cleanup_(fclosep)
+/* json-c objects: _cleanup_json_ in src/json.h (this header does not depend on json-c). */
 
 /* Hand a cleanup-owned value to the caller: the variable is reset so cleanup skips it. */
 #define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })

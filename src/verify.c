@@ -3,6 +3,7 @@
 #include "util.h"
 #include "verify.h"
 #include "extract.h"
+#include "json.h"
 #include "record.h"
 
 #include <ctype.h>
