@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "util.h" /* struct strlist */
 
 #define MANIFEST_NAME "swaptool-manifest.json"
 #define MANIFEST_SCHEMA "swaptool-manifest/1"

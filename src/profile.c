@@ -11,22 +11,6 @@
 #include "manifest.h"
 #include "json.h"
 
-void strlist_add(struct strlist *l, const char *s)
-{
-	l->v = realloc(l->v, (l->n + 1) * sizeof(char *));
-	if (!l->v)
-		abort();
-	l->v[l->n++] = xstrdup(s);
-}
-
-void strlist_clear(struct strlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	*l = (struct strlist){ 0 };
-}
-
 static struct accept_run *add_run(struct profile *p, const char *name)
 {
 	for (size_t i = 0; i < p->nruns; i++)

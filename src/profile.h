@@ -7,12 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct strlist {
-	char **v;
-	size_t n;
-};
-void strlist_add(struct strlist *l, const char *s);
-void strlist_clear(struct strlist *l);
+#include "util.h" /* struct strlist */
 
 /* Limits a profile value is checked against when the profile loads (swaptool-profile(5)). */
 #define PROFILE_MAX_BYTES (1 << 20)

@@ -58,6 +58,13 @@ char *xstrdup(const char *s);
 void *xcalloc(size_t n, size_t size);
 /* A copy of s with every occurrence of `from` (not empty) replaced by `to`. */
 char *str_replace_all(const char *s, const char *from, const char *to);
+/* A growing list of owned strings (profile paths, paths restore created). */
+struct strlist {
+	char **v;
+	size_t n;
+};
+void strlist_add(struct strlist *l, const char *s);
+void strlist_clear(struct strlist *l);
 
 /* Read a whole small file (sysfs attribute, key file) into a NUL-terminated buffer. */
 int read_file_all(const char *path, size_t max, char **out, size_t *len);
