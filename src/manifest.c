@@ -3,6 +3,7 @@
 #include "util.h"
 #include "manifest.h"
 #include "json.h"
+#include "rootpath.h"
 
 static const char *const type_names[] = {
 	[MT_FILE] = "file", [MT_DIR] = "dir", [MT_SYMLINK] = "symlink", [MT_HARDLINK] = "hardlink",
@@ -158,61 +159,6 @@ const struct mentry *manifest_find(const struct manifest *m, const char *path)
 			lo = mid + 1;
 	}
 	return NULL;
-}
-
-int path_check(const char *p, const char **why)
-{
-	size_t len = p ? strlen(p) : 0;
-
-	if (len == 0)
-		return *why = "empty path", -EINVAL;
-	if (len > ARC_MAX_PATH)
-		return *why = "path longer than 1024 bytes", -EINVAL;
-	if (p[0] == '/')
-		return *why = "absolute path", -EINVAL;
-	for (const char *s = p; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return *why = "control character in the path", -EINVAL;
-	for (const char *s = p; *s;) {
-		size_t n = strcspn(s, "/");
-
-		if (n == 0)
-			return *why = "empty path component", -EINVAL;
-		if (n == 2 && s[0] == '.' && s[1] == '.')
-			return *why = "'..' component", -EINVAL;
-		if (n == 1 && s[0] == '.')
-			return *why = "'.' component", -EINVAL;
-		s += n;
-		if (*s == '/') {
-			s++;
-			if (!*s)
-				return *why = "trailing '/'", -EINVAL;
-		}
-	}
-	return 0;
-}
-
-char *path_normalize(const char *p)
-{
-	char *s = xstrdup(p);
-	size_t n = strlen(s);
-
-	if (n > 1 && s[n - 1] == '/')
-		s[n - 1] = '\0';
-	return s;
-}
-
-bool state_name_ok(const char *name)
-{
-	size_t n = name ? strlen(name) : 0;
-
-	if (n < 6 || n > 128 || name[0] == '.' || !streq(name + n - 5, ".json"))
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '.' || *p == '_' || *p == '-'))
-			return false;
-	return true;
 }
 
 static bool is_uint(json_object *v)

@@ -8,7 +8,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "manifest.h"
+#include "rootpath.h"
 #include "json.h"
 
 static struct accept_run *add_run(struct profile *p, const char *name)

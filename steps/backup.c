@@ -4,6 +4,7 @@
 #include "steps.h"
 #include "schema.h"
 #include "tarball.h"
+#include "rootpath.h"
 #include "size.h"
 
 #include <fcntl.h>
