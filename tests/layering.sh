@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # src/ is the library and never prints (docs/design.md): none of its files includes the headers of
-# the steps (steps/steps.h) or of the CLI (cli/out.h, cli/ctx.h), and none of those lives in src/.
+# the steps (steps/steps.h) or of the CLI (cli/out.h, cli/ctx.h), and none of those lives in src/;
+# and src/'s own modules include each other in no cycle.
 set -euo pipefail
 : "${SRCDIR:?run through meson test}"
 bad=$(grep -lE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](steps|out|ctx|nodes)\.h[>"]' "$SRCDIR"/src/*.[ch] || true)
