@@ -80,15 +80,12 @@ static int open_block(struct disk *d, const struct stat *st, char **why)
 		char target[PATH_MAX];
 		const char *base = realpath(parent, target) ? strrchr(target, '/') : NULL;
 
-		*why = xasprintf("'%s' is a partition; give the whole disk ('/dev/%s')", d->path,
-				 base ? base + 1 : "?");
-		return -ENOTBLK;
+		return set_why(why, -ENOTBLK, "'%s' is a partition; give the whole disk ('/dev/%s')", d->path,
+			       base ? base + 1 : "?");
 	}
 	r = block_geometry(d->fd, &d->size_bytes, &d->lba_size);
-	if (r < 0) {
-		*why = xasprintf("cannot read the size of '%s': %s", d->path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return set_why(why, r, "cannot read the size of '%s': %s", d->path, strerror(-r));
 	read_identity(d, sysdir);
 	return 0;
 }
@@ -101,10 +98,8 @@ static int open_nvme_ctrl(struct disk *d, const char *ctrl, char **why)
 	struct dirent *e;
 	ssize_t chosen = -1;
 
-	if (!dir) {
-		*why = xasprintf("cannot list the namespaces of '%s': %s", d->path, strerror(errno));
-		return -errno;
-	}
+	if (!dir)
+		return set_why(why, -errno, "cannot list the namespaces of '%s': %s", d->path, strerror(errno));
 	d->kind = DISK_NVME_CTRL;
 	d->ctrl = xstrdup(ctrl);
 	d->model = sysfs_attr(classdir, "model");
@@ -134,19 +129,16 @@ static int open_nvme_ctrl(struct disk *d, const char *ctrl, char **why)
 		d->nns++;
 	}
 	closedir(dir);
-	if (d->nns == 0) {
-		*why = xasprintf("NVMe controller '%s' has no readable namespace; is it attached and are you root?",
-				 d->path);
-		return -ENODEV;
-	}
+	if (d->nns == 0)
+		return set_why(why, -ENODEV,
+			       "NVMe controller '%s' has no readable namespace; is it attached and are you root?",
+			       d->path);
 	if (chosen < 0)
 		chosen = 0;
 	close(d->fd);
 	d->fd = open(d->ns[chosen].dev, O_RDONLY | O_CLOEXEC);
-	if (d->fd < 0) {
-		*why = xasprintf("cannot open '%s': %s", d->ns[chosen].dev, strerror(errno));
-		return -errno;
-	}
+	if (d->fd < 0)
+		return set_why(why, -errno, "cannot open '%s': %s", d->ns[chosen].dev, strerror(errno));
 	d->dev = xstrdup(d->ns[chosen].dev);
 	d->size_bytes = d->ns[chosen].size_bytes;
 	d->lba_size = d->ns[chosen].lba_size;
@@ -163,24 +155,19 @@ int disk_open(const char *path, uint32_t image_lba_size, struct disk *d, char **
 	*why = NULL;
 	if (stat(path, &st) < 0) {
 		r = -errno;
-		*why = xasprintf("cannot open '%s': %s", path, strerror(errno));
-		return r;
+		return set_why(why, r, "cannot open '%s': %s", path, strerror(errno));
 	}
-	if (S_ISDIR(st.st_mode)) {
-		*why = xasprintf("'%s' is a directory; give a disk, an NVMe controller or an image file", path);
-		return -EISDIR;
-	}
-	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode)) {
-		*why = xasprintf("'%s' is not a disk or an image file", path);
-		return -ENOTBLK;
-	}
+	if (S_ISDIR(st.st_mode))
+		return set_why(why, -EISDIR,
+			       "'%s' is a directory; give a disk, an NVMe controller or an image file", path);
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISCHR(st.st_mode))
+		return set_why(why, -ENOTBLK, "'%s' is not a disk or an image file", path);
 	/* Read-only, always: preflight, plan and accept never write (docs/design.md). */
 	d->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (d->fd < 0) {
 		r = -errno;
-		*why = xasprintf("cannot open '%s': %s%s", path, strerror(errno),
-				 errno == EACCES ? "; run as root" : "");
-		return r;
+		return set_why(why, r, "cannot open '%s': %s%s", path, strerror(errno),
+			       errno == EACCES ? "; run as root" : "");
 	}
 	d->dev = xstrdup(path);
 	if (S_ISCHR(st.st_mode)) {
@@ -190,10 +177,8 @@ int disk_open(const char *path, uint32_t image_lba_size, struct disk *d, char **
 		char target[PATH_MAX], ctrl[PATH_MAX];
 		const char *base;
 
-		if (!realpath(subsys, target) || !streq(strrchr(target, '/'), "/nvme") || !realpath(ctrldir, ctrl)) {
-			*why = xasprintf("'%s' is a character device but not an NVMe controller", path);
-			return -ENOTBLK;
-		}
+		if (!realpath(subsys, target) || !streq(strrchr(target, '/'), "/nvme") || !realpath(ctrldir, ctrl))
+			return set_why(why, -ENOTBLK, "'%s' is a character device but not an NVMe controller", path);
 		base = strrchr(ctrl, '/');
 		free(d->dev);
 		d->dev = NULL;
@@ -208,10 +193,8 @@ int disk_open(const char *path, uint32_t image_lba_size, struct disk *d, char **
 	}
 	if (r < 0)
 		return r;
-	if (d->size_bytes < d->lba_size) {
-		*why = xasprintf("'%s' is empty (%llu bytes)", path, (unsigned long long)d->size_bytes);
-		return -ERANGE;
-	}
+	if (d->size_bytes < d->lba_size)
+		return set_why(why, -ERANGE, "'%s' is empty (%llu bytes)", path, (unsigned long long)d->size_bytes);
 	d->lba_count = d->size_bytes / d->lba_size;
 	return 0;
 }

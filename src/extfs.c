@@ -32,12 +32,9 @@ static int ext_open(const char *path, uint64_t offset, ext2_filsys *fs, char **w
 	snprintf(opts, sizeof(opts), "offset=%llu", (unsigned long long)offset);
 	/* Read-only: no EXT2_FLAG_RW, so nothing is ever written back. */
 	e = ext2fs_open2(path, opts, EXT2_FLAG_64BITS | EXT2_FLAG_IGNORE_CSUM_ERRORS, 0, 0, unix_io_manager, fs);
-	if (e) {
-		if (why)
-			*why = xasprintf("cannot open the ext filesystem at offset %llu of '%s': %s",
-					 (unsigned long long)offset, path, error_message(e));
-		return ext_err(e);
-	}
+	if (e)
+		return set_why(why, ext_err(e), "cannot open the ext filesystem at offset %llu of '%s': %s",
+			       (unsigned long long)offset, path, error_message(e));
 	return 0;
 }
 
@@ -194,12 +191,9 @@ int extfs_info(const char *path, uint64_t offset, struct extfs_info *info, char 
 	if (r < 0)
 		return r;
 	insane = superblock_insane(fs);
-	if (insane) {
-		if (why)
-			*why = xasprintf("the ext superblock at offset %llu of '%s' is corrupt: %s",
-					 (unsigned long long)offset, path, insane);
-		return -EUCLEAN;
-	}
+	if (insane)
+		return set_why(why, -EUCLEAN, "the ext superblock at offset %llu of '%s' is corrupt: %s",
+			       (unsigned long long)offset, path, insane);
 	sb = fs->super;
 	info->block_size = fs->blocksize;
 	info->block_count = ext2fs_blocks_count(sb);

@@ -3,6 +3,7 @@
  * per-entry writes through directory fds opened with O_NOFOLLOW, the fstab trap. */
 #include "util.h"
 #include "extract.h"
+#include "rootpath.h"
 
 #include <archive.h>
 #include <archive_entry.h>

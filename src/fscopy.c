@@ -216,11 +216,7 @@ int fscopy_raw(int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint6
 
 static int ext_err(char **why, errcode_t e, const char *what, const char *path)
 {
-	if (why) {
-		free(*why);
-		*why = xasprintf("%s '%s': %s", what, path, error_message(e));
-	}
-	return e == EXT2_ET_NO_MEMORY ? -ENOMEM : -EIO;
+	return set_why(why, e == EXT2_ET_NO_MEMORY ? -ENOMEM : -EIO, "%s '%s': %s", what, path, error_message(e));
 }
 
 static int unmark_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, blk64_t ref_blk, int ref_offset,
@@ -434,12 +430,9 @@ static int ext_copy(const char *src_path, int src_fd, uint64_t src_off, int dst_
 		er.block_count = below;
 	}
 	if (u64_mul(er.block_count, er.block_size, &fs_bytes) < 0 || fs_bytes > dst_len) {
-		if (why) {
-			free(*why);
-			*why = xasprintf("the filesystem in '%s' is %" PRIu64 " blocks of %u bytes, more than the %" PRIu64
-					 " bytes of its target partition; shrink it first (resize2fs)",
-					 src_path, er.block_count, er.block_size, dst_len);
-		}
+		set_why(why, -ENOSPC, "the filesystem in '%s' is %" PRIu64 " blocks of %u bytes, more than the %" PRIu64
+			" bytes of its target partition; shrink it first (resize2fs)",
+			src_path, er.block_count, er.block_size, dst_len);
 		ext_runs_free(&er);
 		return -ENOSPC;
 	}
@@ -457,10 +450,8 @@ static int ext_copy(const char *src_path, int src_fd, uint64_t src_off, int dst_
 		r = copy_range(&c, src_off + off, dst_off + off, len);
 	}
 	ext_runs_free(&er);
-	if (r < 0 && r != -EINTR && why) {
-		free(*why);
-		*why = xasprintf("copying the used blocks of '%s' failed: %s", src_path, strerror(-r));
-	}
+	if (r < 0 && r != -EINTR)
+		set_why(why, r, "copying the used blocks of '%s' failed: %s", src_path, strerror(-r));
 	return copier_finish(&c, r);
 }
 

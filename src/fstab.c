@@ -2,7 +2,7 @@
 /* fstab/crypttab identifier lines and their resolution on this machine through libblkid. */
 #include "util.h"
 #include "fstab.h"
-#include "record.h"
+#include "json.h"
 
 #include <blkid/blkid.h>
 #include <ctype.h>

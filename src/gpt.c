@@ -215,12 +215,11 @@ int ptable_read(int fd, const char *path, uint32_t lba_size, uint64_t size_bytes
 		}
 	/* An MBR holds one extended partition at most (fdisk warns and ignores the others); with
 	 * more, libfdisk 2.38 loses one EBR buffer per read (found by fuzzing). Refused before it reads. */
-	if (extended > 1) {
-		*why = xasprintf("'%s' has %u extended partitions in its MBR, where a sound table has one at most: the "
-				 "table is damaged or hostile; recover it with fdisk or testdisk before anything else",
-				 path, extended);
-		return -EBADMSG;
-	}
+	if (extended > 1)
+		return set_why(why, -EBADMSG,
+			       "'%s' has %u extended partitions in its MBR, where a sound table has one at most: the "
+			       "table is damaged or hostile; recover it with fdisk or testdisk before anything else",
+			       path, extended);
 
 	t->primary_ok = gpt_header_valid(fd, 1, lba_size, t->lba_count, &ph);
 	/* The backup lives where the primary says; without a primary, at the disk's last LBA. */
@@ -232,13 +231,12 @@ int ptable_read(int fd, const char *path, uint32_t lba_size, uint64_t size_bytes
 		uint64_t at[3] = { 1, t->primary_ok ? ph.alt_lba : t->lba_count - 1, t->lba_count - 1 }, bytes = 0;
 
 		for (size_t i = 0; i < ARRAY_SIZE(at); i++)
-			if (header_oversized(fd, at[i], lba_size, t->lba_count, &bytes)) {
-				*why = xasprintf("'%s' has a GPT header at LBA %" PRIu64 " declaring a %" PRIu64
-						 "-byte entry array, more than any GPT needs (%llu): the table is damaged or "
-						 "hostile; recover it with gdisk before anything else",
-						 path, at[i], bytes, GPT_ENTRIES_MAX_BYTES);
-				return -EBADMSG;
-			}
+			if (header_oversized(fd, at[i], lba_size, t->lba_count, &bytes))
+				return set_why(why, -EBADMSG,
+					       "'%s' has a GPT header at LBA %" PRIu64 " declaring a %" PRIu64
+					       "-byte entry array, more than any GPT needs (%llu): the table is damaged or "
+					       "hostile; recover it with gdisk before anything else",
+					       path, at[i], bytes, GPT_ENTRIES_MAX_BYTES);
 	}
 	cxt = fdisk_new_context();
 	if (!cxt)
@@ -246,18 +244,15 @@ int ptable_read(int fd, const char *path, uint32_t lba_size, uint64_t size_bytes
 	/* Image files have no BLKSSZGET: tell libfdisk the LBA size we were given. */
 	fdisk_save_user_sector_size(cxt, lba_size, lba_size);
 	r = fdisk_assign_device_by_fd(cxt, fd, path, 1);
-	if (r < 0) {
-		*why = xasprintf("libfdisk cannot read '%s': %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return set_why(why, r, "libfdisk cannot read '%s': %s", path, strerror(-r));
 	if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT) || t->primary_ok || t->backup_ok) {
 		const struct gpt_header *h = t->primary_ok ? &ph : &bh;
 
 		t->kind = PT_GPT;
-		if (!t->primary_ok && !t->backup_ok) {
-			*why = xasprintf("'%s' has a GPT that libfdisk reads but whose headers fail their checks", path);
-			return -EBADMSG;
-		}
+		if (!t->primary_ok && !t->backup_ok)
+			return set_why(why, -EBADMSG,
+				       "'%s' has a GPT that libfdisk reads but whose headers fail their checks", path);
 		guid_str(h->guid, t->disk_guid);
 		t->entries_lba = h->entries_lba;
 		t->entries_lbas = ((uint64_t)h->nentries * h->entry_size + lba_size - 1) / lba_size;
@@ -265,35 +260,32 @@ int ptable_read(int fd, const char *path, uint32_t lba_size, uint64_t size_bytes
 		t->last_usable_lba = h->last_usable;
 		/* From the primary header when valid (AlternateLBA), else the backup's own LBA. */
 		t->backup_header_lba = t->primary_ok ? ph.alt_lba : bh.my_lba;
-		if (!fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT)) {
-			*why = xasprintf("'%s' has a valid GPT %s header but libfdisk does not read the table", path,
-					 t->primary_ok ? "primary" : "backup");
-			return -EBADMSG;
-		}
+		if (!fdisk_is_labeltype(cxt, FDISK_DISKLABEL_GPT))
+			return set_why(why, -EBADMSG,
+				       "'%s' has a valid GPT %s header but libfdisk does not read the table", path,
+				       t->primary_ok ? "primary" : "backup");
 	} else if (protective || (!fdisk_has_label(cxt) && (gpt_signature(fd, 1, lba_size) ||
 								gpt_signature(fd, t->lba_count - 1, lba_size)))) {
 		/* A protective MBR (or, with no other table, a header's signature) says GPT; with both
 		 * headers failing their checks libfdisk falls back to the MBR (not the disk's table) or
 		 * to nothing. A real MBR next to a stale GPT signature stays an MBR. */
-		*why = xasprintf("'%s' has a GPT (a protective MBR or a header's signature) but both GPT headers fail "
-				 "their checks "
-				 "(signature, CRC32 or LBA) at %u-byte LBAs: the table is damaged (or the LBA size is "
-				 "another); recover it with gdisk (r, then b or c, v, w) before anything else",
-				 path, lba_size);
-		return -EBADMSG;
+		return set_why(why, -EBADMSG,
+			       "'%s' has a GPT (a protective MBR or a header's signature) but both GPT headers fail "
+			       "their checks "
+			       "(signature, CRC32 or LBA) at %u-byte LBAs: the table is damaged (or the LBA size is "
+			       "another); recover it with gdisk (r, then b or c, v, w) before anything else",
+			       path, lba_size);
 	} else if (fdisk_is_labeltype(cxt, FDISK_DISKLABEL_DOS))
 		t->kind = PT_DOS;
 	else if (fdisk_has_label(cxt)) {
-		*why = xasprintf("'%s' has a '%s' partition table; only GPT and MBR are supported", path,
-				 fdisk_label_get_name(fdisk_get_label(cxt, NULL)));
-		return -EPROTONOSUPPORT;
+		return set_why(why, -EPROTONOSUPPORT,
+			       "'%s' has a '%s' partition table; only GPT and MBR are supported", path,
+			       fdisk_label_get_name(fdisk_get_label(cxt, NULL)));
 	} else
 		return 0;
 	r = read_entries(cxt, t);
-	if (r < 0) {
-		*why = xasprintf("cannot read the partition entries of '%s': %s", path, strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return set_why(why, r, "cannot read the partition entries of '%s': %s", path, strerror(-r));
 	if (t->kind == PT_GPT)
 		raw_lbas(fd, t, t->primary_ok ? &ph : &bh);
 	return 0;

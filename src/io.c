@@ -19,7 +19,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
-#include "record.h"
+#include "json.h"
 #include "util.h"
 
 #ifndef FUSE_SUPER_MAGIC

@@ -110,20 +110,16 @@ int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, 
 	*l = (struct layout){ .src = src };
 	*why = NULL;
 	r = lba_geometry(tgt_bytes, tgt_lba_size, &l->tgt_geo);
-	if (r < 0) {
-		*why = xasprintf("the target (%" PRIu64 " bytes, %u-byte LBAs) is too small to hold a GPT", tgt_bytes,
-				 tgt_lba_size);
-		return r;
-	}
-	if (lba_geometry(src->size_bytes, src->lba_size, &l->src_geo) < 0) {
-		*why = xasprintf("the source '%s' (%" PRIu64 " bytes) is too small to be a boot disk", src->path,
-				 src->size_bytes);
-		return -EINVAL;
-	}
-	if (src->size_bytes > INT64_MAX || tgt_bytes > INT64_MAX) {
-		*why = xasprintf("sizes beyond 8 EiB are not supported");
-		return -EOVERFLOW;
-	}
+	if (r < 0)
+		return set_why(why, r,
+			       "the target (%" PRIu64 " bytes, %u-byte LBAs) is too small to hold a GPT", tgt_bytes,
+			       tgt_lba_size);
+	if (lba_geometry(src->size_bytes, src->lba_size, &l->src_geo) < 0)
+		return set_why(why, -EINVAL,
+			       "the source '%s' (%" PRIu64 " bytes) is too small to be a boot disk", src->path,
+			       src->size_bytes);
+	if (src->size_bytes > INT64_MAX || tgt_bytes > INT64_MAX)
+		return set_why(why, -EOVERFLOW, "sizes beyond 8 EiB are not supported");
 	l->delta_bytes = (int64_t)tgt_bytes - (int64_t)src->size_bytes;
 	l->lba_size_differs = src->lba_size != tgt_lba_size;
 	r = ptable_read(src->fd, src->dev, src->lba_size, src->size_bytes, &l->table, why);

@@ -2,7 +2,8 @@
 /* The backup manifest: entries to JSON and back, path safety, lookup by path. */
 #include "util.h"
 #include "manifest.h"
-#include "record.h"
+#include "json.h"
+#include "rootpath.h"
 
 static const char *const type_names[] = {
 	[MT_FILE] = "file", [MT_DIR] = "dir", [MT_SYMLINK] = "symlink", [MT_HARDLINK] = "hardlink",
@@ -160,61 +161,6 @@ const struct mentry *manifest_find(const struct manifest *m, const char *path)
 	return NULL;
 }
 
-int path_check(const char *p, const char **why)
-{
-	size_t len = p ? strlen(p) : 0;
-
-	if (len == 0)
-		return *why = "empty path", -EINVAL;
-	if (len > ARC_MAX_PATH)
-		return *why = "path longer than 1024 bytes", -EINVAL;
-	if (p[0] == '/')
-		return *why = "absolute path", -EINVAL;
-	for (const char *s = p; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return *why = "control character in the path", -EINVAL;
-	for (const char *s = p; *s;) {
-		size_t n = strcspn(s, "/");
-
-		if (n == 0)
-			return *why = "empty path component", -EINVAL;
-		if (n == 2 && s[0] == '.' && s[1] == '.')
-			return *why = "'..' component", -EINVAL;
-		if (n == 1 && s[0] == '.')
-			return *why = "'.' component", -EINVAL;
-		s += n;
-		if (*s == '/') {
-			s++;
-			if (!*s)
-				return *why = "trailing '/'", -EINVAL;
-		}
-	}
-	return 0;
-}
-
-char *path_normalize(const char *p)
-{
-	char *s = xstrdup(p);
-	size_t n = strlen(s);
-
-	if (n > 1 && s[n - 1] == '/')
-		s[n - 1] = '\0';
-	return s;
-}
-
-bool state_name_ok(const char *name)
-{
-	size_t n = name ? strlen(name) : 0;
-
-	if (n < 6 || n > 128 || name[0] == '.' || !streq(name + n - 5, ".json"))
-		return false;
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '.' || *p == '_' || *p == '-'))
-			return false;
-	return true;
-}
-
 static bool is_uint(json_object *v)
 {
 	return v && json_object_is_type(v, json_type_int) && json_object_get_int64(v) >= 0;
@@ -226,154 +172,120 @@ static char *opt_str(json_object *o, const char *key)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* The i-th element of 'entries' (counted from 0 in the messages) into m. */
+static int parse_entry(json_object *j, size_t i, struct manifest *m, char **why)
+{
+	const char *path = jget_str(j, "path"), *type = jget_str(j, "type"), *mode = jget_str(j, "mode");
+	const char *sha = jget_str(j, "sha256"), *link = jget_str(j, "link"), *pwhy = NULL, *base;
+	struct mentry *e;
+	char *end = NULL;
+	unsigned long mv;
+
+	if (!path || path_check(path, &pwhy) < 0)
+		return set_why(why, -EBADMSG, "manifest entry %zu '%s': %s", i, path ? path : "(none)",
+			       path ? pwhy : "no path");
+	base = strrchr(path, '/');
+	if (startswith(path, MANIFEST_NAME) || streq(path, STATE_DIR_NAME) ||
+	    startswith(path, STATE_DIR_NAME "/") || startswith(base ? base + 1 : path, RESTORE_TMP_PREFIX))
+		return set_why(why, -EBADMSG, "manifest entry '%s' uses a name reserved for swaptool", path);
+	e = manifest_add(m, path);
+	if (!type || mtype_parse(type, &e->type) < 0)
+		return set_why(why, -EBADMSG, "manifest entry '%s': unknown type '%s'", path, type ? type : "(none)");
+	errno = 0;
+	mv = mode ? strtoul(mode, &end, 8) : 0;
+	if (!mode || !*mode || *end || errno || mv > 07777)
+		return set_why(why, -EBADMSG, "manifest entry '%s': bad mode '%s'", path, mode ? mode : "(none)");
+	e->mode = (uint32_t)mv;
+	if (!is_uint(jget(j, "uid")) || !is_uint(jget(j, "gid")) || !is_uint(jget(j, "size")) ||
+	    !jget_str(j, "user") || !jget_str(j, "group"))
+		return set_why(why, -EBADMSG, "manifest entry '%s': uid, gid, size, user or group missing", path);
+	e->uid = (uint32_t)jget_u64(j, "uid");
+	e->gid = (uint32_t)jget_u64(j, "gid");
+	e->size = jget_u64(j, "size");
+	e->user = opt_str(j, "user");
+	e->group = opt_str(j, "group");
+	e->mtime = jget_i64(j, "mtime");
+	e->parent = jget_bool(j, "parent");
+	if (e->type == MT_FILE && !hex64(sha))
+		return set_why(why, -EBADMSG, "manifest entry '%s': no valid sha256", path);
+	if (e->type == MT_FILE)
+		memcpy(e->sha256, sha, 65);
+	if ((e->type == MT_SYMLINK || e->type == MT_HARDLINK) && (!link || !*link))
+		return set_why(why, -EBADMSG, "manifest entry '%s': a %s without a target", path, type);
+	if (e->type == MT_SYMLINK || e->type == MT_HARDLINK)
+		e->link = xstrdup(link);
+	return 0;
+}
+
+/* The i-th element of 'state' into m->st (allocated for all of them). */
+static int parse_state(json_object *j, size_t i, struct manifest *m, char **why)
+{
+	const char *name = jget_str(j, "name"), *sha = jget_str(j, "sha256");
+
+	if (!state_name_ok(name) || !hex64(sha) || !is_uint(jget(j, "size")))
+		return set_why(why, -EBADMSG, "manifest state record %zu '%s' is malformed", i, name ? name : "(none)");
+	m->st[m->nst] = (struct mstate){ .name = xstrdup(name), .size = jget_u64(j, "size") };
+	memcpy(m->st[m->nst].sha256, sha, 65);
+	m->nst++;
+	return 0;
+}
+
+/* 'undo' of an undo archive: the paths restore created. An element is read as json-c's text of
+ * it, as it always was: a number is that path, only null is refused as not a string. */
+static int parse_undo(json_object *u, struct manifest *m, char **why)
+{
+	json_object *c = jget_array(u, "created");
+	const char *pwhy = NULL;
+
+	m->undo = true;
+	for (size_t i = 0; i < jarray_len(c); i++) {
+		const char *p = json_object_get_string(jarray_at(c, i));
+
+		if (!p || path_check(p, &pwhy) < 0)
+			return set_why(why, -EBADMSG, "undo path '%s': %s", p ? p : "(none)", p ? pwhy : "not a string");
+		strlist_add(&m->undo_created, p);
+	}
+	return 0;
+}
+
 int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 {
-	json_tokener *tok = json_tokener_new();
-	json_object *o, *a, *u;
-	const char *dup = NULL, *pwhy;
-	size_t n;
-	int rr;
+	_cleanup_json_ json_object *o = NULL;
+	json_object *a, *st;
+	const char *dup = NULL;
+	size_t n = len;
+	int r;
 
 	*m = (struct manifest){ 0 };
-	if (!tok)
-		return -ENOMEM;
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-	    (size_t)json_tokener_get_parse_end(tok) < len) {
-		size_t end = (size_t)json_tokener_get_parse_end(tok);
-		bool trailing_ws = true;
-
-		for (size_t i = end; o && i < len; i++)
-			if (!strchr(" \t\r\n", text[i]))
-				trailing_ws = false;
-		if (!o || !trailing_ws) {
-			json_object_put(o);
-			json_tokener_free(tok);
-			return set_why(why, -EBADMSG, "the manifest is not valid JSON");
-		}
-	}
-	json_tokener_free(tok);
-	if (!json_object_is_type(o, json_type_object) || !streq(jget_str(o, "schema"), MANIFEST_SCHEMA)) {
-		rr = set_why(why, -EBADMSG, "the manifest's schema is not '%s'", MANIFEST_SCHEMA);
-		json_object_put(o);
-		return rr;
-	}
+	/* one document with white space after it (json_parse_doc; its reason is not the manifest's).
+	 * NUL bytes after the document were always taken for white space here, and json_parse_doc
+	 * refuses them: a trailing run of white space with a NUL in it is cut off first. */
+	while (n > 0 && (!text[n - 1] || strchr(" \t\r\n", text[n - 1])))
+		n--;
+	r = json_parse_doc(text, memchr(text + n, '\0', len - n) ? n : len, &o, NULL);
+	if (r < 0)
+		return r == -ENOMEM ? r : set_why(why, -EBADMSG, "the manifest is not valid JSON");
+	if (!json_object_is_type(o, json_type_object) || !streq(jget_str(o, "schema"), MANIFEST_SCHEMA))
+		return set_why(why, -EBADMSG, "the manifest's schema is not '%s'", MANIFEST_SCHEMA);
 	m->host = opt_str(o, "host");
 	m->user = opt_str(o, "user");
 	m->home = opt_str(o, "home");
 	m->created = opt_str(o, "created");
-	a = jget(o, "entries");
-	if (!a || !json_object_is_type(a, json_type_array)) {
-		rr = set_why(why, -EBADMSG, "the manifest has no 'entries' array");
-		json_object_put(o);
-		return rr;
-	}
+	a = jget_array(o, "entries");
+	if (!a)
+		return set_why(why, -EBADMSG, "the manifest has no 'entries' array");
 	/* the count is checked against the profile's [limits] by arc_load; the manifest's own
 	 * size cap (ARC_MAX_MANIFEST) bounds what is parsed here */
-	n = json_object_array_length(a);
-	for (size_t i = 0; i < n; i++) {
-		json_object *j = json_object_array_get_idx(a, i);
-		const char *path = jget_str(j, "path"), *type = jget_str(j, "type"), *mode = jget_str(j, "mode");
-		const char *sha = jget_str(j, "sha256"), *link = jget_str(j, "link");
-		struct mentry *e;
-		char *end = NULL;
-		unsigned long mv;
-
-		if (!path || path_check(path, &pwhy) < 0) {
-			rr = set_why(why, -EBADMSG, "manifest entry %zu '%s': %s", i, path ? path : "(none)",
-				   path ? pwhy : "no path");
-			json_object_put(o);
-			return rr;
-		}
-		const char *base = strrchr(path, '/');
-
-		if (startswith(path, MANIFEST_NAME) || streq(path, STATE_DIR_NAME) ||
-		    startswith(path, STATE_DIR_NAME "/") || startswith(base ? base + 1 : path, RESTORE_TMP_PREFIX)) {
-			rr = set_why(why, -EBADMSG, "manifest entry '%s' uses a name reserved for swaptool", path);
-			json_object_put(o);
-			return rr;
-		}
-		e = manifest_add(m, path);
-		if (!type || mtype_parse(type, &e->type) < 0) {
-			rr = set_why(why, -EBADMSG, "manifest entry '%s': unknown type '%s'", path, type ? type : "(none)");
-			json_object_put(o);
-			return rr;
-		}
-		errno = 0;
-		mv = mode ? strtoul(mode, &end, 8) : 0;
-		if (!mode || !*mode || *end || errno || mv > 07777) {
-			rr = set_why(why, -EBADMSG, "manifest entry '%s': bad mode '%s'", path, mode ? mode : "(none)");
-			json_object_put(o);
-			return rr;
-		}
-		e->mode = (uint32_t)mv;
-		if (!is_uint(jget(j, "uid")) || !is_uint(jget(j, "gid")) || !is_uint(jget(j, "size")) ||
-		    !jget_str(j, "user") || !jget_str(j, "group")) {
-			rr = set_why(why, -EBADMSG, "manifest entry '%s': uid, gid, size, user or group missing", path);
-			json_object_put(o);
-			return rr;
-		}
-		e->uid = (uint32_t)jget_u64(j, "uid");
-		e->gid = (uint32_t)jget_u64(j, "gid");
-		e->size = jget_u64(j, "size");
-		e->user = opt_str(j, "user");
-		e->group = opt_str(j, "group");
-		e->mtime = jget_i64(j, "mtime");
-		e->parent = jget_bool(j, "parent");
-		if (e->type == MT_FILE) {
-			if (!hex64(sha)) {
-				rr = set_why(why, -EBADMSG, "manifest entry '%s': no valid sha256", path);
-				json_object_put(o);
-				return rr;
-			}
-			memcpy(e->sha256, sha, 65);
-		}
-		if (e->type == MT_SYMLINK || e->type == MT_HARDLINK) {
-			if (!link || !*link) {
-				rr = set_why(why, -EBADMSG, "manifest entry '%s': a %s without a target", path, type);
-				json_object_put(o);
-				return rr;
-			}
-			e->link = xstrdup(link);
-		}
-	}
-	a = jget(o, "state");
-	if (a && json_object_is_type(a, json_type_array)) {
-		n = json_object_array_length(a);
-		m->st = xcalloc(n, sizeof(*m->st));
-		for (size_t i = 0; i < n; i++) {
-			json_object *j = json_object_array_get_idx(a, i);
-			const char *name = jget_str(j, "name"), *sha = jget_str(j, "sha256");
-
-			if (!state_name_ok(name) || !hex64(sha) || !is_uint(jget(j, "size"))) {
-				rr = set_why(why, -EBADMSG, "manifest state record %zu '%s' is malformed", i, name ? name : "(none)");
-				json_object_put(o);
-				return rr;
-			}
-			m->st[m->nst].name = xstrdup(name);
-			m->st[m->nst].size = jget_u64(j, "size");
-			memcpy(m->st[m->nst].sha256, sha, 65);
-			m->nst++;
-		}
-	}
-	u = jget(o, "undo");
-	if (u) {
-		json_object *c = jget(u, "created");
-
-		m->undo = true;
-		for (size_t i = 0; c && json_object_is_type(c, json_type_array) && i < json_object_array_length(c); i++) {
-			const char *p = json_object_get_string(json_object_array_get_idx(c, i));
-
-			if (!p || path_check(p, &pwhy) < 0) {
-				rr = set_why(why, -EBADMSG, "undo path '%s': %s", p ? p : "(none)", p ? pwhy : "not a string");
-				json_object_put(o);
-				return rr;
-			}
-			strlist_add(&m->undo_created, p);
-		}
-	}
-	json_object_put(o);
-	if (manifest_index(m, &dup) < 0)
-		return set_why(why, -EBADMSG, "the manifest lists '%s' twice", dup);
-	return 0;
+	for (size_t i = 0; r == 0 && i < jarray_len(a); i++)
+		r = parse_entry(jarray_at(a, i), i, m, why);
+	st = jget_array(o, "state");
+	if (r == 0 && st)
+		m->st = xcalloc(jarray_len(st), sizeof(*m->st));
+	for (size_t i = 0; r == 0 && i < jarray_len(st); i++)
+		r = parse_state(jarray_at(st, i), i, m, why);
+	if (r == 0 && jget(o, "undo"))
+		r = parse_undo(jget(o, "undo"), m, why);
+	if (r == 0 && manifest_index(m, &dup) < 0)
+		r = set_why(why, -EBADMSG, "the manifest lists '%s' twice", dup);
+	return r;
 }

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "util.h" /* struct strlist */
 
 #define MANIFEST_NAME "swaptool-manifest.json"
 #define MANIFEST_SCHEMA "swaptool-manifest/1"
@@ -20,7 +20,6 @@
 /* The temporaries restore writes beside each destination (a name reserved for swaptool:
  * backup skips them, a manifest may not list them, restore and verify find them). */
 #define RESTORE_TMP_PREFIX ".swaptool-restore."
-#define ARC_MAX_PATH 1024
 
 enum mtype { MT_FILE, MT_DIR, MT_SYMLINK, MT_HARDLINK };
 
@@ -64,14 +63,3 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **why)
 /* (Re)build the lookup index after adding entries; -EEXIST when a path is listed twice. */
 int manifest_index(struct manifest *m, const char **dup);
 const struct mentry *manifest_find(const struct manifest *m, const char *path);
-
-/*
- * A relative archive path that is safe to join to a root: not empty, not absolute, no
- * "..", "." or empty component, no control characters, at most ARC_MAX_PATH bytes.
- * Returns 0, or -EINVAL with *why a static reason ("absolute path", "'..' component").
- */
-int path_check(const char *p, const char **why);
-/* Strip one trailing '/' (directory entries) into a new string. */
-char *path_normalize(const char *p);
-/* A state-record name: [A-Za-z0-9._-]+ ending in ".json", no leading dot. */
-bool state_name_ok(const char *name);

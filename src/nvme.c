@@ -246,26 +246,20 @@ static int read_dump(const char *dir, const char *file, size_t want, bool option
 		if (r == -ENOENT && optional)
 			return 0;
 		if (r == -ENOENT)
-			*why = xasprintf("cannot open dump '%s': %s; copy the output of '%s' into it", path, iwhy, how);
-		else
-			*why = xasprintf("dump '%s' cannot be used: %s; copy the output of '%s' into a regular file there",
-					 path, iwhy, how);
-		return r;
+			return set_why(why, r, "cannot open dump '%s': %s; copy the output of '%s' into it", path, iwhy, how);
+		return set_why(why, r, "dump '%s' cannot be used: %s; copy the output of '%s' into a regular file there",
+			       path, iwhy, how);
 	}
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	bad = want ? (uint64_t)st.st_size != want
 		   : st.st_size == 0 || st.st_size % NVME_ERROR_ENTRY_BYTES || (uint64_t)st.st_size > max;
-	if (bad) {
-		if (want)
-			*why = xasprintf("dump '%s' is %jd bytes, expected %zu (%s); copy it again from the node",
-					 path, (intmax_t)st.st_size, want, how);
-		else
-			*why = xasprintf("dump '%s' is %jd bytes, expected a multiple of 64 up to %zu (%s); copy it "
-					 "again from the node",
-					 path, (intmax_t)st.st_size, max, how);
-		return -EMSGSIZE;
-	}
+	if (bad && want)
+		return set_why(why, -EMSGSIZE, "dump '%s' is %jd bytes, expected %zu (%s); copy it again from the node",
+			       path, (intmax_t)st.st_size, want, how);
+	if (bad)
+		return set_why(why, -EMSGSIZE, "dump '%s' is %jd bytes, expected a multiple of 64 up to %zu (%s); copy it "
+			       "again from the node", path, (intmax_t)st.st_size, max, how);
 	/* The fd already checked, not the path again: capped at max, so a file that grows is refused. */
 	{
 		_cleanup_free_ char *b = xcalloc(1, max + 1);
@@ -277,8 +271,7 @@ static int read_dump(const char *dir, const char *file, size_t want, bool option
 				continue;
 			if (n < 0) {
 				r = -errno;
-				*why = xasprintf("cannot read dump '%s': %s", path, strerror(-r));
-				return r;
+				return set_why(why, r, "cannot read dump '%s': %s", path, strerror(-r));
 			}
 			have += (size_t)n;
 		}
@@ -286,24 +279,22 @@ static int read_dump(const char *dir, const char *file, size_t want, bool option
 		*buf = TAKE_PTR(b);
 	}
 	if (*len > max || (!want && *len % NVME_ERROR_ENTRY_BYTES)) { /* changed under us */
-		*why = xasprintf("dump '%s' changed while it was read; copy it again from the node", path);
 		free(*buf);
 		*buf = NULL;
-		return -EMSGSIZE;
+		return set_why(why, -EMSGSIZE, "dump '%s' changed while it was read; copy it again from the node", path);
 	}
 	if (want && *len != want) { /* changed under us */
-		*why = xasprintf("dump '%s' is %zu bytes, expected %zu (%s)", path, *len, want, how);
 		free(*buf);
 		*buf = NULL;
-		return -EMSGSIZE;
+		return set_why(why, -EMSGSIZE, "dump '%s' is %zu bytes, expected %zu (%s)", path, *len, want, how);
 	}
 	return 1;
 }
 
 static int dump_bad(const char *dir, const char *file, const char *reason, char **why)
 {
-	*why = xasprintf("dump '%s/%s' is not what it claims: %s; copy it again from the node", dir, file, reason);
-	return -EBADMSG;
+	return set_why(why, -EBADMSG,
+		       "dump '%s/%s' is not what it claims: %s; copy it again from the node", dir, file, reason);
 }
 
 int nvme_load_dumps(const char *dir, struct nvme_info *n, char **why)
@@ -408,19 +399,15 @@ int nvme_read_device(const char *ctrl, const char *sysfs_root, struct nvme_info 
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		*why = xasprintf("cannot open '%s': %s; run as root, or use --from-dumps DIR", dev, strerror(-r));
-		return r;
+		return set_why(why, r, "cannot open '%s': %s; run as root, or use --from-dumps DIR", dev, strerror(-r));
 	}
 	r = nvme_rc(nvme_identify_ctrl(fd, &id));
-	if (r < 0) {
-		*why = xasprintf("identify controller on '%s' failed: %s; run as root, or use --from-dumps DIR", dev,
-				 strerror(-r));
-		return r;
-	}
-	if (nvme_parse_id_ctrl(&id, sizeof(id), n, &reason) < 0) {
-		*why = xasprintf("identify controller on '%s': %s", dev, reason);
-		return -EBADMSG;
-	}
+	if (r < 0)
+		return set_why(why, r,
+			       "identify controller on '%s' failed: %s; run as root, or use --from-dumps DIR", dev,
+			       strerror(-r));
+	if (nvme_parse_id_ctrl(&id, sizeof(id), n, &reason) < 0)
+		return set_why(why, -EBADMSG, "identify controller on '%s': %s", dev, reason);
 
 	/* Active namespaces, ascending; a controller without the list (NVMe < 1.1) has namespace 1. */
 	memset(&list, 0, sizeof(list));

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 
 #include "fscopy.h"
-#include "record.h"
+#include "json.h"
 #include "usage.h"
 #include "util.h"
 

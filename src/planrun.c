@@ -17,7 +17,7 @@
 #include "composite.h"
 #include "proc.h"
 #include "relocate.h"
-#include "record.h"
+#include "json.h"
 #include "util.h"
 
 /* The stop flag of the run in progress (plan_apply's), seen by run_tool. */

@@ -9,24 +9,8 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "manifest.h"
-#include "record.h"
-
-void strlist_add(struct strlist *l, const char *s)
-{
-	l->v = realloc(l->v, (l->n + 1) * sizeof(char *));
-	if (!l->v)
-		abort();
-	l->v[l->n++] = xstrdup(s);
-}
-
-void strlist_clear(struct strlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	*l = (struct strlist){ 0 };
-}
+#include "rootpath.h"
+#include "json.h"
 
 static struct accept_run *add_run(struct profile *p, const char *name)
 {

@@ -8,12 +8,7 @@
 #include <stdint.h>
 #include "predict.h" /* struct predict_workload: [workload] */
 
-struct strlist {
-	char **v;
-	size_t n;
-};
-void strlist_add(struct strlist *l, const char *s);
-void strlist_clear(struct strlist *l);
+#include "util.h" /* struct strlist */
 
 /* Limits a profile value is checked against when the profile loads (swaptool-profile(5)). */
 #define PROFILE_MAX_BYTES (1 << 20)

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Step records: envelope, checks and verdict with json-c, saved atomically in the state directory. */
 #include "util.h"
+#include "json.h"
 #include "record.h"
 #include "schema.h"
 
-#include <limits.h>
-#include <math.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -149,39 +148,6 @@ int record_check_envelope(json_object *o, const char *step, char **why)
 	return 0;
 }
 
-int json_parse_doc(const char *text, size_t len, json_object **out, char **why)
-{
-	json_tokener *tok;
-	enum json_tokener_error err;
-	json_object *o;
-	size_t end;
-
-	if (len > INT_MAX)
-		return set_why(why, -EFBIG, "it is too big to parse");
-	tok = json_tokener_new();
-	if (!tok)
-		return set_why(why, -ENOMEM, "%s", strerror(ENOMEM));
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	err = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (!o && err == json_tokener_success)
-		return set_why(why, -EBADMSG, "it is JSON null, not an object");
-	if (!o || err != json_tokener_success) {
-		json_object_put(o);
-		return set_why(why, -EBADMSG, "it is not JSON (%s)",
-			       json_tokener_error_desc(err == json_tokener_continue ? json_tokener_error_parse_eof : err));
-	}
-	/* one document: trailing bytes other than white space mean a damaged or concatenated file */
-	for (size_t i = end; i < len; i++)
-		if (!text[i] || !strchr(" \t\r\n", text[i])) {
-			json_object_put(o);
-			return set_why(why, -EBADMSG, "it holds more than one JSON document");
-		}
-	*out = o;
-	return 0;
-}
-
 int record_parse(const char *text, size_t len, const char *step, json_object **out, char **why)
 {
 	json_object *o = NULL;
@@ -217,105 +183,4 @@ int record_load_why(const char *state_dir, const char *step, json_object **out, 
 int record_load(const char *state_dir, const char *step, json_object **out)
 {
 	return record_load_why(state_dir, step, out, NULL);
-}
-
-void jset_u64(json_object *o, const char *key, uint64_t v)
-{
-	json_object_object_add(o, key, json_object_new_uint64(v));
-}
-
-void jset_i64(json_object *o, const char *key, int64_t v)
-{
-	json_object_object_add(o, key, json_object_new_int64(v));
-}
-
-void jset_str(json_object *o, const char *key, const char *s)
-{
-	/* Names read from disks and files (partition names, labels, models, paths) may be any bytes;
-	 * JSON must be UTF-8. Invalid bytes become U+FFFD, and the raw bytes stay beside it in hex
-	 * (KEY_hex) so nothing is lost. */
-	if (s && !utf8_valid(s)) {
-		_cleanup_free_ char *clean = utf8_sanitize(s), *hex = xcalloc(strlen(s) * 2 + 1, 1);
-		_cleanup_free_ char *hkey = xasprintf("%s_hex", key);
-
-		for (size_t i = 0; s[i]; i++)
-			sprintf(hex + 2 * i, "%02x", (unsigned char)s[i]);
-		json_object_object_add(o, key, json_object_new_string(clean));
-		json_object_object_add(o, hkey, json_object_new_string(hex));
-		return;
-	}
-	json_object_object_add(o, key, s ? json_object_new_string(s) : NULL);
-}
-
-void jset_bool(json_object *o, const char *key, bool v)
-{
-	json_object_object_add(o, key, json_object_new_boolean(v));
-}
-
-void jset_double(json_object *o, const char *key, double v)
-{
-	/* json-c writes NaN and Infinity as bare words, which no JSON reader (jq, status) accepts:
-	 * a value that is not a number is null */
-	json_object_object_add(o, key, isfinite(v) ? json_object_new_double(v) : NULL);
-}
-
-json_object *jget(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	if (!o || !json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;
-}
-
-uint64_t jget_u64(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-	return v ? json_object_get_uint64(v) : 0;
-}
-
-int64_t jget_i64(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-	return v ? json_object_get_int64(v) : 0;
-}
-
-const char *jget_str(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
-bool jget_bool(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-	return v ? json_object_get_boolean(v) : false;
-}
-
-double jget_double(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-	return v ? json_object_get_double(v) : 0.0;
-}
-
-json_object *jget_array(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-	return v && json_object_is_type(v, json_type_array) ? v : NULL;
-}
-
-json_object *jget_object(json_object *o, const char *key)
-{
-	json_object *v = jget(o, key);
-	return v && json_object_is_type(v, json_type_object) ? v : NULL;
-}
-
-size_t jarray_len(json_object *a)
-{
-	return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-}
-
-json_object *jarray_at(json_object *a, size_t i)
-{
-	return i < jarray_len(a) ? json_object_array_get_idx(a, i) : NULL;
 }

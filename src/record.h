@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "json.h" /* the accessors, for the users of records */
+
 enum status { ST_PASS, ST_SKIP, ST_WARN, ST_FAIL }; /* ordered by severity for the verdict */
 
 const char *status_name(enum status st);
@@ -47,32 +49,9 @@ int record_load(const char *state_dir, const char *step, json_object **out);
  * version (-EPROTONOSUPPORT), another step's record, an envelope field of the wrong type, or a
  * key another step reads of the wrong type (src/schema.h). */
 int record_load_why(const char *state_dir, const char *step, json_object **out, char **why);
-/* Parse text as exactly one JSON document (trailing white space allowed): -EBADMSG and *why else. */
-int json_parse_doc(const char *text, size_t len, json_object **out, char **why);
 /* Parse text as one record (step: NULL for any) and check its envelope as record_load_why does,
  * then the keys other steps read (schema_validate, src/schema.h): -EBADMSG naming the key. */
 int record_parse(const char *text, size_t len, const char *step, json_object **out, char **why);
 /* The envelope of a parsed record: an object with schema RECORD_SCHEMA, a string step (equal to
  * step when not NULL), a string verdict when present and checks an array of objects when present. */
 int record_check_envelope(json_object *o, const char *step, char **why);
-
-/* json-c helpers that keep integers exact and NULL strings as null. */
-void jset_u64(json_object *o, const char *key, uint64_t v);
-void jset_i64(json_object *o, const char *key, int64_t v);
-void jset_str(json_object *o, const char *key, const char *s);
-void jset_bool(json_object *o, const char *key, bool v);
-void jset_double(json_object *o, const char *key, double v);
-/* Lookups that tolerate missing keys: 0 / NULL / false. */
-uint64_t jget_u64(json_object *o, const char *key);
-int64_t jget_i64(json_object *o, const char *key);
-const char *jget_str(json_object *o, const char *key);
-bool jget_bool(json_object *o, const char *key);
-double jget_double(json_object *o, const char *key);
-json_object *jget(json_object *o, const char *key);
-/* Typed lookups for values read from outside (records, reports): the value when it has that type,
- * else NULL, because json-c asserts when an array or object call meets another type. */
-json_object *jget_array(json_object *o, const char *key);
-json_object *jget_object(json_object *o, const char *key);
-/* An array's length and its i-th element: 0 / NULL unless a is an array (and i is in range). */
-size_t jarray_len(json_object *a);
-json_object *jarray_at(json_object *a, size_t i);

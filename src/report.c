@@ -5,6 +5,7 @@
 #include "util.h"
 #include "report.h"
 #include "report_int.h"
+#include "json.h"
 #include "schema.h"
 #include "profile.h"
 #include "size.h"

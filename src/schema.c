@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The declared schema of step records: the keys other steps read, their check, and accessors. */
 #include "util.h"
-#include "record.h"
+#include "json.h"
 #include "schema.h"
 
 const char *const schema_steps[SS_N] = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Config tarballs through libarchive (src/tarball.c; named tarball, not archive: an "archive.h" here
  * would shadow libarchive's <archive.h> on the include path): collect the backup set, write and read
- * back, load and validate a whole archive; paths and owner names under a root. Extraction is
+ * back, load and validate a whole archive. Paths and owner names under a root are rootpath.h, extraction
  * extract.h, the live system's check verify.h. */
 #pragma once
 
@@ -16,26 +16,11 @@
 
 struct stat;
 
-/* ---- outside inputs, paths under a root, names on a root ---- */
+/* ---- interruption (paths under a root and names on a root: src/rootpath.h) ---- */
 
 /* Set by SIGINT once arc_catch_sigint() ran: backup and restore stop between entries. */
 extern volatile sig_atomic_t arc_interrupted;
 void arc_catch_sigint(void);
-
-/* Is `root` this running system ("/" or the same directory by identity)? */
-bool root_is_live(const char *root);
-/* Open the directory `rel` below rootfd, its symlinks resolved as if rootfd were "/"
- * (openat2 RESOLVE_IN_ROOT; a component walk where the kernel lacks it). Returns fd or -errno. */
-int root_open_dir(int rootfd, const char *rel);
-/* The component walk alone (an O_PATH descriptor): what root_open_dir falls back to. */
-int walk_in_root(int rootfd, const char *rel);
-/* The path on this machine that `rel` names inside the root: its directory resolved inside
- * the root, the last component too when follow_last. NULL with errno when it does not resolve. */
-char *root_real(int rootfd, const char *rel, bool follow_last);
-/* Owner names on a root: the live system's NSS for "/", else ROOT/etc/passwd and
- * ROOT/etc/group read through the root (never this host's); the number when unnamed. */
-char *root_user_name(const char *root, uid_t uid);
-char *root_group_name(const char *root, gid_t gid);
 
 /* ---- backup side ---- */
 
@@ -129,9 +114,3 @@ struct arc {
  */
 int arc_load(const char *path, const struct arc_limits *lim, struct arc *a, char **why);
 void arc_free(struct arc *a);
-
-/* Resolve a user or group name on the root: NSS for the live system, else ROOT/etc/passwd and
- * ROOT/etc/group (parsed here, read through the root); a name of digits is that number.
- * -ENOENT: no such name; -ENOMEDIUM: an offline root without its own etc/passwd (etc/group). */
-int lookup_user(const char *root, const char *name, uid_t *uid);
-int lookup_group(const char *root, const char *name, gid_t *gid);

@@ -541,3 +541,19 @@ char *utf8_sanitize(const char *s)
 	*o = '\0';
 	return out;
 }
+
+void strlist_add(struct strlist *l, const char *s)
+{
+	l->v = realloc(l->v, (l->n + 1) * sizeof(char *));
+	if (!l->v)
+		abort();
+	l->v[l->n++] = xstrdup(s);
+}
+
+void strlist_clear(struct strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	*l = (struct strlist){ 0 };
+}

@@ -22,6 +22,7 @@ static inline void fclosep(FILE **f) { if (*f) fclose(*f); }
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
 #define _cleanup_fclose_ _cleanup_(fclosep)
+/* json-c objects: _cleanup_json_ in src/json.h (this header does not depend on json-c). */
 
 /* Hand a cleanup-owned value to the caller: the variable is reset so cleanup skips it. */
 #define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })
@@ -57,6 +58,13 @@ char *xstrdup(const char *s);
 void *xcalloc(size_t n, size_t size);
 /* A copy of s with every occurrence of `from` (not empty) replaced by `to`. */
 char *str_replace_all(const char *s, const char *from, const char *to);
+/* A growing list of owned strings (profile paths, paths restore created). */
+struct strlist {
+	char **v;
+	size_t n;
+};
+void strlist_add(struct strlist *l, const char *s);
+void strlist_clear(struct strlist *l);
 
 /* Read a whole small file (sysfs attribute, key file) into a NUL-terminated buffer. */
 int read_file_all(const char *path, size_t max, char **out, size_t *len);

@@ -2,7 +2,10 @@
 /* verify: the live system under a root against a backup manifest, one check per concern. */
 #include "util.h"
 #include "verify.h"
-#include "extract.h"
+#include "extract.h" /* name_map_apply, restore_strays, stray_dirs */
+#include "rootpath.h"
+#include "tarball.h" /* struct arc */
+#include "json.h"
 #include "record.h"
 
 #include <ctype.h>

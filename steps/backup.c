@@ -4,6 +4,7 @@
 #include "steps.h"
 #include "schema.h"
 #include "tarball.h"
+#include "rootpath.h"
 #include "size.h"
 
 #include <fcntl.h>
@@ -133,32 +134,30 @@ static int copy_prepare(const char *from, const char *dir, const char *name, con
 	*tmp = xasprintf("%s.tmp.XXXXXX", *dest);
 	r = read_input_at(AT_FDCWD, from, max, INPUT_NOFOLLOW, &data, &len, NULL);
 	if (r < 0)
-		return *why = xasprintf("cannot read '%s': %s", from, strerror(-r)), r;
+		return set_why(why, r, "cannot read '%s': %s", from, strerror(-r));
 	r = mkdir_p(dir, 0700);
 	if (r < 0)
-		return *why = xasprintf("cannot create '%s': %s; check that DIR is a writable directory", dir, strerror(-r)), r;
+		return set_why(why, r, "cannot create '%s': %s; check that DIR is a writable directory", dir, strerror(-r));
 	arc_sweep_tmps(*dest);
 	fd = mkostemp(*tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		return *why = xasprintf("cannot create a file in '%s': %s; check that DIR is a writable directory", dir,
-					strerror(-r)), r;
-	}
+	if (fd < 0)
+		return set_why(why, -errno, "cannot create a file in '%s': %s; check that DIR is a writable directory", dir,
+			       strerror(errno));
 	r = fchmod(fd, 0600) < 0 ? -errno : write_all(fd, data, len);
 	if (r == 0 && fsync(fd) < 0)
 		r = -errno;
 	if (r == 0 && geteuid() == 0 && uid != (uid_t)-1 && fchown(fd, uid, gid) < 0)
 		r = -errno;
 	if (r < 0) {
-		*why = xasprintf("cannot copy the tarball to '%s': %s", *dest,
-				 r == -ENOSPC ? "no space left on the device" : strerror(-r));
+		set_why(why, r, "cannot copy the tarball to '%s': %s", *dest,
+			r == -ENOSPC ? "no space left on the device" : strerror(-r));
 		goto bad;
 	}
 	rfd = open_input_at(AT_FDCWD, *tmp, 0, INPUT_NOFOLLOW, NULL, NULL);
 	r = rfd < 0 ? rfd : sha256_fd(rfd, hex, NULL);
 	if (r < 0 || !streq(hex, want)) {
-		*why = xasprintf("the copy '%s' reads back with a different sha256; it was removed: check the medium", *dest);
-		r = -EIO;
+		r = set_why(why, -EIO, "the copy '%s' reads back with a different sha256; it was removed: check the medium",
+			    *dest);
 		goto bad;
 	}
 	return 0;

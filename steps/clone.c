@@ -38,8 +38,6 @@ const struct step step_clone = {
 	.flags = STEP_SAVES_RECORD,
 };
 
-static void json_object_putp(json_object **o) { if (*o) json_object_put(*o); }
-
 struct clone_args {
 	const char *source, *target, *fingerprint;
 	uint32_t target_lba_size, image_lba_size;
@@ -154,7 +152,7 @@ static bool plan_is_for(json_object *plan, const char *key)
 static int expected_fingerprint(struct ctx *ctx, const struct clone_args *a, const struct plan *p, const char *key,
 				bool *checked)
 {
-	_cleanup_(json_object_putp) json_object *saved = NULL;
+	_cleanup_json_ json_object *saved = NULL;
 	const char *want = a->fingerprint;
 
 	*checked = false;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # src/ is the library and never prints (docs/design.md): none of its files includes the headers of
-# the steps (steps/steps.h) or of the CLI (cli/out.h, cli/ctx.h), and none of those lives in src/.
+# the steps (steps/steps.h) or of the CLI (cli/out.h, cli/ctx.h), and none of those lives in src/;
+# and src/'s own modules include each other in no cycle.
 set -euo pipefail
 : "${SRCDIR:?run through meson test}"
 bad=$(grep -lE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](steps|out|ctx|nodes)\.h[>"]' "$SRCDIR"/src/*.[ch] || true)
@@ -10,3 +11,19 @@ for h in steps.h out.h ctx.h main.c out.c; do
 	[ ! -e "$SRCDIR/src/$h" ] || { echo "FAIL: src/$h belongs in cli/ or steps/" >&2; exit 1; }
 done
 echo "ok - src/ includes no header of steps/ or cli/"
+
+# The include graph of src/'s modules has no cycle (a module X is src/X.c with src/X.h; X -> Y when
+# either includes "Y.h"): a cycle makes two modules one that nobody can read, test or move alone.
+# tsort names the modules of each loop on stderr.
+edges=$(for f in "$SRCDIR"/src/*.[ch]; do
+	m=$(basename "${f%.*}")
+	sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"/]+)\.h".*/\1/p' "$f" | while read -r d; do
+		[ "$d" = "$m" ] || [ ! -e "$SRCDIR/src/$d.h" ] || echo "$m $d"
+	done
+done | sort -u)
+# each loop as "a <-> b" (tsort: "input contains a loop:", then one module a line)
+loops=$(printf '%s\n' "$edges" | tsort 2>&1 >/dev/null |
+	awk '/contains a loop/ { if (l) printf "%s; ", l; l = ""; next } /^tsort: [^ :]+$/ { l = l (l ? " <-> " : "") $2 }
+	     END { if (l) printf "%s", l }' || true)
+[ -z "$loops" ] || { echo "FAIL: src/ modules include each other in a cycle: $loops" >&2; exit 1; }
+echo "ok - the include graph of src/'s modules has no cycle"

@@ -5,6 +5,7 @@
 #include "util.h"
 #include "extract.h"
 #include "tarball.h"
+#include "rootpath.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
