@@ -13,12 +13,15 @@ done
 echo "ok - src/ includes no header of steps/ or cli/"
 
 # The include graph of src/'s modules has no cycle (a module X is src/X.c with src/X.h; X -> Y when
-# either includes "Y.h"): a cycle makes two modules one that nobody can read, test or move alone.
-# tsort names the modules of each loop on stderr.
+# either includes "Y.h"; a private header X_int.h belongs to X): a cycle makes two modules one that
+# nobody can read, test or move alone. tsort names the modules of each loop on stderr.
 edges=$(for f in "$SRCDIR"/src/*.[ch]; do
 	m=$(basename "${f%.*}")
+	m=${m%_int}
 	sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"/]+)\.h".*/\1/p' "$f" | while read -r d; do
-		[ "$d" = "$m" ] || [ ! -e "$SRCDIR/src/$d.h" ] || echo "$m $d"
+		[ ! -e "$SRCDIR/src/$d.h" ] && continue
+		d=${d%_int}
+		[ "$d" = "$m" ] || echo "$m $d"
 	done
 done | sort -u)
 # each loop as "a <-> b" (tsort: "input contains a loop:", then one module a line)
