@@ -4,7 +4,7 @@
  * print (src/report_text.c writes report.txt, src/report_html.c report.html). */
 #include "util.h"
 #include "report.h"
-#include "report_int.h"
+#include "report_fmt.h"
 #include "json.h"
 #include "schema.h"
 #include "profile.h"

@@ -96,3 +96,21 @@ char *report_value_text(json_object *v);
 char *report_gate_threshold(json_object *gate);
 /* The gates of an accept record that belong to a run ("rand16-p50" belongs to "rand16"). */
 bool report_gate_of_run(const char *gate, const char *run);
+
+/* ---- the drives, side by side (src/report.c), for both renderings: report.json's
+ * drives.{old,new}, row by row ---- */
+enum dkind { DK_STR, DK_BYTES, DK_TB, DK_MB, DK_NUM, DK_C, DK_B };
+struct report_drive_row {
+	const char *key, *label;
+	enum dkind kind;
+};
+extern const struct report_drive_row report_drive_rows[];
+extern const size_t report_drive_nrows;
+/* One cell of the drives table: "unknown" where the steps did not measure it. Caller frees. */
+char *report_drive_cell(json_object *side, size_t row);
+/* The drives of a report: its `drives`, or (a report made before it) derived from its records;
+ * *owned: the caller puts it. */
+json_object *report_drives_of(json_object *rep, bool *owned);
+/* One row of the comparison with a reference node's run: IOPS, p50 and p99.9 of A (the
+ * reference) and B (this node) with the B/A ratios, as text for report.txt and report.html. */
+void report_compare_cells(json_object *a, json_object *b, char c[9][32]);

@@ -3,7 +3,8 @@
  * (src/report_svg.c), readable without a network and printable on A4. */
 #include "util.h"
 #include "report.h"
-#include "report_int.h"
+#include "report_fmt.h"
+#include "report_svg.h"
 #include "schema.h"
 #include "size.h"
 
@@ -286,7 +287,7 @@ static void html_gates(FILE *f, json_object *gates)
 	      "<th>status</th></tr>\n", f);
 	for (size_t i = 0; i < jlen(gates); i++) {
 		json_object *g = jarray_at(gates, i);
-		_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
+		_cleanup_free_ char *th = report_gate_threshold(g), *me = report_value_text(jget(g, "measured"));
 		_cleanup_free_ char *mu = jget_str(g, "unit") && !json_object_is_type(jget(g, "threshold"), json_type_string)
 			? xasprintf("%s %s", me, jget_str(g, "unit")) : xstrdup(me);
 

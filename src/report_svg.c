@@ -3,7 +3,8 @@
  * records' runs, histograms, per-second IOPS, sweep and a reference node's runs. */
 #include "util.h"
 #include "report.h"
-#include "report_int.h"
+#include "report_fmt.h"
+#include "report_svg.h"
 #include "schema.h"
 #include "size.h"
 

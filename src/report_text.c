@@ -2,7 +2,7 @@
 /* report.txt: the report's model (src/report.c) as the human summary, one table per section. */
 #include "util.h"
 #include "report.h"
-#include "report_int.h"
+#include "report_fmt.h"
 #include "schema.h"
 #include "size.h"
 #include "table.h"
@@ -239,7 +239,7 @@ static void text_gates(FILE *f, json_object *gates)
 	table_header(t, "gate", "threshold", "measured", "status");
 	for (size_t i = 0; i < jlen(gates); i++) {
 		json_object *g = jarray_at(gates, i);
-		_cleanup_free_ char *th = report_gate_threshold(g), *me = json_text(jget(g, "measured"));
+		_cleanup_free_ char *th = report_gate_threshold(g), *me = report_value_text(jget(g, "measured"));
 
 		table_row(t, schema_gate_name(g) ?: "?", th, me, schema_gate_status(g) ?: "?");
 	}

@@ -4,7 +4,8 @@
 #include "tap.h"
 #include "util.h"
 #include "report.h"
-#include "report_int.h"
+#include "report_fmt.h"
+#include "report_svg.h"
 
 static json_object *J(const char *text)
 {
