@@ -3,6 +3,7 @@
 #include "fscopy.h"
 
 #include <ext2fs/ext2fs.h>
+#include <e2p/e2p.h>
 #include <et/com_err.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -232,8 +233,30 @@ static int unmark_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt, 
 	return 0;
 }
 
+/* Whether inode `ino` holds filesystem metadata although it may look like a regular file past
+ * the reserved range: the superblock names the journal (tune2fs -j on a mounted filesystem makes
+ * it /.journal, a regular file), the orphan file (mke2fs -O orphan_file, the default of newer
+ * e2fsprogs, allocates it at the first free inode, 12, where e2fsck checks every block's magic
+ * and checksum), the quota files (project quota is never a reserved inode) and the snapshot
+ * inodes; a stale field costs only a file's data more copied. An EA inode holds an extended
+ * attribute's value, whose hash e2fsck checks against its entry. */
+static bool meta_inode(ext2_filsys fs, ext2_ino_t ino, const struct ext2_inode *inode)
+{
+	const struct ext2_super_block *sb = fs->super;
+	const __u32 named[] = { sb->s_journal_inum, sb->s_orphan_file_inum, sb->s_usr_quota_inum, sb->s_grp_quota_inum,
+				sb->s_prj_quota_inum, sb->s_snapshot_inum, sb->s_snapshot_list };
+
+	if (ino < EXT2_FIRST_INO(fs->super) || (inode->i_flags & EXT4_EA_INODE_FL))
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(named); i++)
+		if (named[i] && named[i] == ino)
+			return true;
+	return false;
+}
+
 /* Unmark from `bm` (a copy of the block bitmap) the data blocks of every unwritten extent or,
- * with `all_data`, every data block of regular files (the journal and reserved inodes kept). */
+ * with `all_data`, every data block of regular files (the journal, the reserved inodes and the
+ * other inodes that hold metadata kept: meta_inode). */
 static errcode_t unmark_data(ext2_filsys fs, ext2fs_block_bitmap bm, bool all_data, uint64_t *count)
 {
 	ext2_inode_scan scan = NULL;
@@ -260,7 +283,7 @@ static errcode_t unmark_data(ext2_filsys fs, ext2fs_block_bitmap bm, bool all_da
 		if (!inode.i_links_count)
 			continue;
 		if (all_data) {
-			if (ino < EXT2_FIRST_INO(fs->super) || !LINUX_S_ISREG(inode.i_mode) ||
+			if (meta_inode(fs, ino, &inode) || !LINUX_S_ISREG(inode.i_mode) ||
 			    (inode.i_flags & EXT4_INLINE_DATA_FL))
 				continue;
 			if (!(inode.i_flags & EXT4_EXTENTS_FL)) {
@@ -353,6 +376,20 @@ static int ext_runs(const char *src_path, uint64_t src_off, bool meta, struct ex
 			return ext_err(why, e, "cannot walk the inodes of", src_path);
 		}
 	}
+	/* Metadata blocks the bitmap may not carry: the MMP block (mke2fs marks it in use, an old
+	 * tune2fs -O mmp did not always) and the snapshots' exclude bitmaps (one block per group). */
+	if (ext2fs_has_feature_mmp(fs->super) && fs->super->s_mmp_block >= first && fs->super->s_mmp_block <= end)
+		ext2fs_mark_block_bitmap2(bm, fs->super->s_mmp_block);
+	if (ext2fs_has_feature_exclude_bitmap(fs->super))
+		for (dgrp_t g = 0; g < fs->group_desc_count; g++) {
+			struct ext4_group_desc *gd = (struct ext4_group_desc *)ext2fs_group_desc(fs, fs->group_desc, g);
+			blk64_t x = gd->bg_exclude_bitmap_lo;
+
+			if (ext2fs_has_feature_64bit(fs->super) && EXT2_DESC_SIZE(fs->super) >= EXT2_MIN_DESC_SIZE_64BIT)
+				x |= (blk64_t)gd->bg_exclude_bitmap_hi << 32;
+			if (x >= first && x <= end)
+				ext2fs_mark_block_bitmap2(bm, x);
+		}
 	/* Block 0 holds the boot sector and, at 1 KiB, the superblock when blocks are 4 KiB; it is
 	 * always in use on a 4 KiB filesystem, and copied. With 1 KiB blocks, block 0 is outside
 	 * the bitmap (first data block 1) and holds only the boot sector: copy it too. */
@@ -538,4 +575,66 @@ int fscopy_ext_meta(const char *src_path, int src_fd, uint64_t src_off, int dst_
 		    const struct copy_opts *o, struct copy_stats *st, char **why)
 {
 	return ext_copy(src_path, src_fd, src_off, dst_fd, dst_off, dst_len, 0, true, o, st, why);
+}
+
+/* What the metadata-only copy understands, by feature word (compat, incompat, ro_compat): the
+ * features whose metadata it knows to carry (a block in use that is no regular file's data,
+ * and the inodes of meta_inode) or that change nothing about which blocks are metadata. Left
+ * out on purpose: lazy_bg (groups without bitmaps), exclude_bitmap and has_snapshot (next3
+ * snapshots: files that hold old copies of metadata), replica, compression, dirdata and
+ * shared_blocks (a data block another inode may own too), journal_dev (an external journal is
+ * no filesystem to copy). Any bit outside these, named by libe2p, stops a rehearsal with its
+ * name rather than letting e2fsck blame the source for a copy that left something out. */
+#define COPY_COMPAT                                                                                                \
+	(EXT2_FEATURE_COMPAT_DIR_PREALLOC | EXT2_FEATURE_COMPAT_IMAGIC_INODES | EXT3_FEATURE_COMPAT_HAS_JOURNAL |  \
+	 EXT2_FEATURE_COMPAT_EXT_ATTR | EXT2_FEATURE_COMPAT_RESIZE_INODE | EXT2_FEATURE_COMPAT_DIR_INDEX |         \
+	 EXT4_FEATURE_COMPAT_SPARSE_SUPER2 | EXT4_FEATURE_COMPAT_FAST_COMMIT | EXT4_FEATURE_COMPAT_STABLE_INODES | \
+	 EXT4_FEATURE_COMPAT_ORPHAN_FILE)
+#define COPY_INCOMPAT                                                                                             \
+	(EXT2_FEATURE_INCOMPAT_FILETYPE | EXT3_FEATURE_INCOMPAT_RECOVER | EXT2_FEATURE_INCOMPAT_META_BG |        \
+	 EXT3_FEATURE_INCOMPAT_EXTENTS | EXT4_FEATURE_INCOMPAT_64BIT | EXT4_FEATURE_INCOMPAT_MMP |                \
+	 EXT4_FEATURE_INCOMPAT_FLEX_BG | EXT4_FEATURE_INCOMPAT_EA_INODE | EXT4_FEATURE_INCOMPAT_CSUM_SEED |      \
+	 EXT4_FEATURE_INCOMPAT_LARGEDIR | EXT4_FEATURE_INCOMPAT_INLINE_DATA | EXT4_FEATURE_INCOMPAT_ENCRYPT |    \
+	 EXT4_FEATURE_INCOMPAT_CASEFOLD)
+#define COPY_RO_COMPAT                                                                                            \
+	(EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | EXT2_FEATURE_RO_COMPAT_LARGE_FILE | EXT4_FEATURE_RO_COMPAT_HUGE_FILE | \
+	 EXT4_FEATURE_RO_COMPAT_GDT_CSUM | EXT4_FEATURE_RO_COMPAT_DIR_NLINK | EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE |   \
+	 EXT4_FEATURE_RO_COMPAT_QUOTA | EXT4_FEATURE_RO_COMPAT_BIGALLOC | EXT4_FEATURE_RO_COMPAT_METADATA_CSUM |     \
+	 EXT4_FEATURE_RO_COMPAT_READONLY | EXT4_FEATURE_RO_COMPAT_PROJECT | EXT4_FEATURE_RO_COMPAT_VERITY |          \
+	 EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT)
+
+char *fscopy_meta_unknown_features(uint32_t compat, uint32_t incompat, uint32_t ro_compat)
+{
+	/* e2p's numbering of the words: E2P_FEATURE_COMPAT 0, INCOMPAT 1, RO_INCOMPAT 2 */
+	const uint32_t extra[3] = { compat & ~(uint32_t)COPY_COMPAT, incompat & ~(uint32_t)COPY_INCOMPAT,
+				    ro_compat & ~(uint32_t)COPY_RO_COMPAT };
+	char *list = NULL;
+
+	for (int w = 0; w < 3; w++)
+		for (int bit = 0; bit < 32; bit++) {
+			char *n;
+
+			if (!(extra[w] & (1U << bit)))
+				continue;
+			/* e2p names a bit it does not know FEATURE_C13, FEATURE_I31, FEATURE_R17 */
+			n = xasprintf("%s%s%s", list ? list : "", list ? ", " : "", e2p_feature2string(w, 1U << bit));
+			free(list);
+			list = n;
+		}
+	return list;
+}
+
+int fscopy_ext_meta_check(const char *src_path, uint64_t src_off, char **unknown, char **why)
+{
+	_cleanup_free_ char *opts = xasprintf("offset=%" PRIu64, src_off);
+	_cleanup_extfs_ ext2_filsys fs = NULL;
+	/* read-only: an unknown ro_compat bit opens, an unknown incompat one is named by the library */
+	errcode_t e = ext2fs_open2(src_path, opts, EXT2_FLAG_64BITS, 0, 0, unix_io_manager, &fs);
+
+	*unknown = NULL;
+	if (e)
+		return ext_err(why, e, "cannot open the ext filesystem in", src_path);
+	*unknown = fscopy_meta_unknown_features(fs->super->s_feature_compat, fs->super->s_feature_incompat,
+						fs->super->s_feature_ro_compat);
+	return *unknown ? 1 : 0;
 }

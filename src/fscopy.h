@@ -42,7 +42,8 @@ struct ext_runs {
 };
 int fscopy_ext_runs(const char *src_path, uint64_t src_off, struct ext_runs *er, char **why);
 /* The same with every data block of regular files left out (the journal and the reserved inodes
- * kept): what e2image -r copies; *er's unwritten_blocks then counts all file data left out. */
+ * kept, and the inodes the superblock names as metadata: orphan file, quota, snapshot, EA
+ * inodes): what e2image -r copies; *er's unwritten_blocks then counts all file data left out. */
 int fscopy_ext_meta_runs(const char *src_path, uint64_t src_off, struct ext_runs *er, char **why);
 void ext_runs_free(struct ext_runs *er);
 
@@ -58,6 +59,12 @@ int fscopy_ext_meta(const char *src_path, int src_fd, uint64_t src_off, int dst_
  * way to the target; resize2fs moves the rest down afterwards). */
 int fscopy_ext_below(const char *src_path, int src_fd, uint64_t src_off, int dst_fd, uint64_t dst_off, uint64_t dst_len,
 		     uint64_t below, const struct copy_opts *o, struct copy_stats *st, char **why);
+/* The features of the ext2/3/4 at `src_path`@`src_off` that fscopy_ext_meta does not understand
+ * (a feature it cannot be trusted to copy the metadata of): 1 with their names, comma-separated,
+ * in *unknown (free it), 0 with *unknown NULL when it understands them all. */
+int fscopy_ext_meta_check(const char *src_path, uint64_t src_off, char **unknown, char **why);
+/* The same on the superblock's three feature words; NULL when all are understood. */
+char *fscopy_meta_unknown_features(uint32_t compat, uint32_t incompat, uint32_t ro_compat);
 
 /* What lies at or past block `cut` of the ext2/3/4 at `src_path`@`src_off`: blocks in use per the
  * bitmap (what resize2fs moves), and of those the ones holding data (not unwritten extents). */

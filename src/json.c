@@ -73,11 +73,39 @@ void jset_bool(json_object *o, const char *key, bool v)
 	json_object_object_add(o, key, json_object_new_boolean(v));
 }
 
+/* The text of a finite double: the shortest of %.15g, %.16g, %.17g that strtod reads back as
+ * the same double (json-c writes 17 digits, 0.633 as 0.63300000000000001, which jq 1.7 prints
+ * as written). A whole number below 2^53 is plain digits, 100000000 and not json-c's
+ * 100000000.0 nor %g's 1e+08: every integer there is exact as a double, so any reader gets the
+ * same number back (json-c reads it as an int, which jget_double, the schema's SJ_NUM and the
+ * report's canonical JSON take as the same number). Larger ones keep %g's exponent, 1e+20, as
+ * JSON allows. */
+static void double_text(double v, char buf[32])
+{
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		snprintf(buf, 32, "%.0f", v == 0 ? 0.0 : v); /* -0 is 0 for every reader but C */
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, 32, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
 void jset_double(json_object *o, const char *key, double v)
 {
+	char text[32];
+
 	/* json-c writes NaN and Infinity as bare words, which no JSON reader (jq, status) accepts:
 	 * a value that is not a number is null */
-	json_object_object_add(o, key, isfinite(v) ? json_object_new_double(v) : NULL);
+	if (!isfinite(v)) {
+		json_object_object_add(o, key, NULL);
+		return;
+	}
+	double_text(v, text);
+	/* the object stays a double in memory; json-c writes `text` for it */
+	json_object_object_add(o, key, json_object_new_double_s(v, text));
 }
 
 json_object *jget(json_object *o, const char *key)

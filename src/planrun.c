@@ -912,6 +912,29 @@ int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *c
 	*res = (struct rehearse_result){ .actions = json_object_new_array(), .checks = json_object_new_array() };
 	if (!p->clone_possible)
 		return set_why(why, -ENOSPC, "path 2 is not possible, nothing to rehearse: %s", p->clone_why);
+	/* The copy carries what it understands: a feature it does not know could be metadata it
+	 * leaves out, and e2fsck would then blame the source for the copy's gap. Say which. */
+	for (size_t i = 0; i < p->nparts; i++) {
+		const struct plan_part *pp = &p->parts[i];
+		_cleanup_free_ char *unknown = NULL, *w = NULL;
+
+		if (!pp->is_ext)
+			continue;
+		r = fscopy_ext_meta_check(p->src_path, pp->offset, &unknown, &w);
+		if (r < 0)
+			return set_why(why, r, "cannot read the features of partition %u: %s", pp->number, w ? w : strerror(-r));
+		if (r > 0) {
+			add_check_as(res->checks, "features", "warn",
+				     "the filesystem of partition %u has ext4 feature%s %s, which the rehearsal's metadata "
+				     "copy does not understand, so it did not run (this says nothing against the source); "
+				     "prove path 2 by a clone onto a spare drive, or take path 1",
+				     pp->number, strchr(unknown, ',') ? "s" : "", unknown);
+			res->not_run = true;
+			res->seconds = mono_s() - t0;
+			return 0;
+		}
+	}
+	add_check(res->checks, "features", true, "every ext4 feature of the source is one the metadata copy understands");
 	/* Room first: what the copies hold at most (the blocks that move stay holes), checked
 	 * before the first file is made rather than found by filling a disk. */
 	need = plan_rehearse_need(p);

@@ -49,6 +49,7 @@ struct rehearse_result {
 	uint64_t scratch_free_bytes; /* room that was there */
 	double seconds;
 	bool ok;
+	bool not_run;                /* a check said why it did not run (a feature the copy does not know) */
 };
 int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *copy, struct rehearse_result *res,
 		  char **why);

@@ -246,10 +246,14 @@ static void record_rehearsal(struct record *rec, int r, const char *why, struct 
 			status_parse(jget_str(c, "status"), &st);
 			record_check(rec, id, st, "%s", jget_str(c, "summary"));
 		}
-		record_check(rec, "rehearse", res->ok ? ST_PASS : ST_FAIL,
-			     "path 2 %s on throwaway copies in %.1f s; scratch disk used at most %s of %s free",
-			     res->ok ? "succeeded" : "FAILED", res->seconds, fmt_decimal(res->scratch_peak_bytes, b[0]),
-			     fmt_decimal(res->scratch_free_bytes, b[1]));
+		if (res->not_run)
+			record_check(rec, "rehearse", ST_WARN, "path 2 was not rehearsed: %s",
+				     n ? jget_str(json_object_array_get_idx(res->checks, n - 1), "summary") : "?");
+		else
+			record_check(rec, "rehearse", res->ok ? ST_PASS : ST_FAIL,
+				     "path 2 %s on throwaway copies in %.1f s; scratch disk used at most %s of %s free",
+				     res->ok ? "succeeded" : "FAILED", res->seconds, fmt_decimal(res->scratch_peak_bytes, b[0]),
+				     fmt_decimal(res->scratch_free_bytes, b[1]));
 	}
 	jset_bool(rj, "ok", res->ok);
 	jset_double(rj, "seconds", res->seconds);

@@ -69,10 +69,10 @@ run 1 "$SWAPTOOL" --json compare "$TMP/a5.json" "$TMP/a4.json"
 jeq .a.host dgx5
 jeq .b.host dgx4
 jeq '.runs[0].name' rand16
-jeq '.runs[0].iops_ratio' 0.161
-jeq '.runs[0].p50_ratio' 5.915
-jeq '.runs[1].iops_ratio' 0.122
-jeq '.runs[2].mb_s_ratio' 0.633
+jeq '.runs[0].iops_ratio == 0.161' true
+jeq '.runs[0].p50_ratio == 5.915' true
+jeq '.runs[1].iops_ratio == 0.122' true
+jeq '.runs[2].mb_s_ratio == 0.633' true
 jeq '.gates[0] | [.name, .a_status, .b_status] | join(",")' "rand16-iops,pass,fail"
 jeq '.checks | map(.status) | join(",")' "pass,fail"
 run 1 "$SWAPTOOL" compare "$TMP/a5.json" "$TMP/a4.json"
@@ -84,7 +84,7 @@ contains "0.63x"
 write_records "$TMP/r"
 run 0 "$SWAPTOOL" --state "$TMP/r" report --no-sign --out "$TMP/r/out"
 run 0 "$SWAPTOOL" --json compare "$TMP/r/out/report.json" "$TMP/r/accept.json"
-jeq '.runs[0].iops_ratio' 1
+jeq '.runs[0].iops_ratio == 1' true
 # bad input
 run 3 "$SWAPTOOL" compare "$TMP/a5.json" "$TMP/r/verify.json"
 contains "neither an accept record nor a report"

@@ -147,17 +147,17 @@ jeq '.nodes[0].drive.hmb_mb' 40
 jeq '.nodes[0].target.class_verdict' measure
 jeq '.nodes[0].delta_bytes' -48009314304
 jeq '.nodes[0].recommended_path' fresh_install
-jeq '.nodes[0].accept.runs[0].iops_ratio' 0.161
-jeq '.nodes[0].accept.runs[0].p50_ratio' 5.915
-jeq '.nodes[0].accept.runs[1].iops_ratio' 0.122
-jeq '.nodes[0].accept.runs[2].mb_s_ratio' 0.633
+jeq '.nodes[0].accept.runs[0].iops_ratio == 0.161' true
+jeq '.nodes[0].accept.runs[0].p50_ratio == 5.915' true
+jeq '.nodes[0].accept.runs[1].iops_ratio == 0.122' true
+jeq '.nodes[0].accept.runs[2].mb_s_ratio == 0.633' true
 jeq '.nodes[0].accept.gates | [.passed, .total, .engine] | join(",")' "0,5,not run"
 jeq '.nodes[0].accept.gates.failed | length' 5
 jeq '.nodes[0].status' fail
-jeq '.nodes[1].accept.runs[0].iops_ratio' 1
+jeq '.nodes[1].accept.runs[0].iops_ratio == 1' true
 jeq '.nodes[1].status' pass
 jeq '.nodes[2].report.verdict' accepted
-jeq '.nodes[2].accept.runs[0].iops_ratio' 1.478
+jeq '.nodes[2].accept.runs[0].iops_ratio == 1.478' true
 jeq '.nodes[2].status' pass
 jeq '[.checks[] | .host + ":" + .status] | join(",")' "dgx4:fail,dgx5:pass,dgx7:pass"
 run 1 "$SWAPTOOL" fleet "$TMP/pf4.json" "$TMP/a4.json" "$TMP/a5.json" --reference dgx5
@@ -169,9 +169,9 @@ contains "-48.0 GB"
 # the default reference: the first node whose accept passed; another reference turns the ratios round
 run 1 "$SWAPTOOL" --json fleet "$TMP/a4.json" "$TMP/a5.json"
 jeq '.reference.host' dgx5
-jeq '.nodes[0].accept.runs[0].iops_ratio' 0.161
+jeq '.nodes[0].accept.runs[0].iops_ratio == 0.161' true
 run 1 "$SWAPTOOL" --json fleet "$TMP/a4.json" "$TMP/a5.json" --reference dgx4
-jeq '.nodes[1].accept.runs[0].iops_ratio' 6.202
+jeq '.nodes[1].accept.runs[0].iops_ratio == 6.202' true
 # every node passing: exit 0
 run 0 "$SWAPTOOL" fleet "$TMP/a5.json" "$TMP/r7/out/report.json"
 run 2 "$SWAPTOOL" fleet "$TMP/a4.json" --reference dgx9
@@ -183,7 +183,7 @@ run 3 "$SWAPTOOL" fleet "$TMP/a4.json" "$TMP/bad.json"
 # hostile fields: ratios only from numbers
 run 1 "$SWAPTOOL" --json fleet "$TMP/evil.json" "$TMP/a5.json" --reference dgx5
 jeq '.nodes[0].accept.runs[0].iops_ratio' null
-jeq '.nodes[0].accept.runs[0].mb_s_ratio' 0.161
+jeq '.nodes[0].accept.runs[0].mb_s_ratio == 0.161' true
 jeq '.nodes[0].accept.gates.total' 0
 ok "fleet: dgx4 against dgx5, reference, exit codes, hostile fields"
 

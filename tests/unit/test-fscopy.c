@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* fscopy: used-block copy of small ext4 images made with mke2fs/debugfs (unwritten extents
- * included), checked with e2fsck -fn and file hashes; raw copies with exact byte counts. */
+ * included), checked with e2fsck -fn and file hashes; raw copies with exact byte counts; the
+ * metadata-only copy with the orphan file, quota and EA inodes; the features it understands. */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -138,6 +139,63 @@ static void raw_case(void)
 	CHECK(allocated("rawt.img") < 30u << 20);
 }
 
+/* The metadata-only copy of an ext4 with every inode that holds metadata past the reserved range:
+ * the orphan file and the project quota file (mke2fs puts them at inodes 12 and 13) and an EA
+ * inode (a 6000-byte attribute value on 4 KiB blocks), with metadata_csum_seed as newer mke2fs
+ * make it. Without them the copy is not clean: e2fsck checks the orphan file's block tails, the
+ * quota files' content and the EA inode's hash. The file data itself is left out. */
+static void meta_case(void)
+{
+	const unsigned mib = 64;
+	_cleanup_free_ char *src = xasprintf("%s/msrc.img", dir), *tgt = xasprintf("%s/mtgt.img", dir), *why = NULL;
+	_cleanup_free_ char *unknown = NULL;
+	_cleanup_close_ int sfd = -1, dfd = -1;
+	struct copy_stats st;
+
+	CHECK(shf("{ rm -rf md mfs.img && mkdir md && head -c 3000000 /dev/urandom > md/a.bin && "
+		  "head -c 6000 /dev/urandom | base64 -w0 | head -c 6000 > ea.val && "
+		  "mke2fs -q -F -t ext4 -b 4096 -O orphan_file,metadata_csum_seed,quota,project,ea_inode "
+		  "-E quotatype=usrquota:grpquota:prjquota -d md mfs.img %uM && "
+		  "debugfs -w -R 'ea_set -f ea.val /a.bin user.big' mfs.img && "
+		  /* debugfs counts neither the EA inode's blocks in i_blocks nor in the quota: e2fsck
+		   * makes the source consistent (exit 1: it fixed something) */
+		  "{ e2fsck -fy mfs.img; [ $? -le 1 ]; } && "
+		  "truncate -s %uM msrc.img && dd if=mfs.img of=msrc.img bs=1M seek=1 conv=notrunc,sparse status=none; "
+		  "} >msetup.log 2>&1 || { cat msetup.log >&2; exit 1; }", mib, mib + 2) == 0);
+	/* what was made is read back: debugfs exits 0 when a request fails */
+	CHECK(shf("dumpe2fs -h mfs.img 2>/dev/null | grep -q 'Orphan file inode: *1[23]' && "
+		  "dumpe2fs -h mfs.img 2>/dev/null | grep -q 'Project quota inode: *1[23]' && "
+		  "debugfs -R 'ea_list /a.bin' mfs.img 2>/dev/null | grep -q 'user.big'") == 0);
+	CHECK(shf("e2fsck -fn mfs.img >/dev/null 2>&1") == 0);
+	CHECK(fscopy_ext_meta_check(src, 1 << 20, &unknown, &why) == 0);
+	CHECK(unknown == NULL);
+	CHECK(shf("truncate -s %uM mtgt.img", mib + 2) == 0);
+	sfd = open(src, O_RDONLY);
+	dfd = open(tgt, O_RDWR);
+	CHECK(sfd >= 0 && dfd >= 0);
+	CHECK(fscopy_ext_meta(src, sfd, 1 << 20, dfd, 1 << 20, (uint64_t)mib * 1048576, NULL, &st, &why) == 0);
+	/* the file's 3 MB of data stayed behind, the metadata inodes came along */
+	CHECK(st.unwritten_bytes >= 3000000);
+	CHECK(shf("dd if=mtgt.img of=mout.img bs=1M skip=1 count=%u status=none conv=sparse && "
+		  "e2fsck -fn mout.img >me2fsck.log 2>&1 || { cat me2fsck.log >&2; exit 1; }", mib) == 0);
+	CHECK(shf("[ \"$(debugfs -R 'cat /a.bin' mout.img 2>/dev/null | tr -d '\\0' | wc -c)\" = 0 ]") == 0);
+}
+
+/* The feature words against what the metadata copy understands, named as libe2p names them. */
+static void features_case(void)
+{
+	_cleanup_free_ char *a = NULL, *b = NULL, *c = NULL;
+
+	/* what mke2fs 1.47 makes by default, with orphan_file and metadata_csum_seed */
+	a = fscopy_meta_unknown_features(0x1000 | 0x3c, 0x2000 | 0x2c2, 0x47b);
+	CHECK(a == NULL);
+	b = fscopy_meta_unknown_features(0x2000 | 0x40 | 0x3c, 0x2c2, 0x47b | 0x80);
+	/* has_snapshot last: e2p 1.47.0 names it FEATURE_R7, others snapshot_bitmap */
+	CHECK(b && strncmp(b, "lazy_bg, FEATURE_C13, ", 22) == 0 && !strchr(b + 22, ','));
+	c = fscopy_meta_unknown_features(0, 1u << 31, 0);
+	CHECK_STR(c, "FEATURE_I31");
+}
+
 int main(void)
 {
 	if (system("command -v mke2fs >/dev/null && command -v debugfs >/dev/null && command -v e2fsck >/dev/null") != 0)
@@ -146,6 +204,8 @@ int main(void)
 	ext_case(1024);
 	ext_case(4096);
 	raw_case();
+	meta_case();
+	features_case();
 	if (!tap_failures)
 		shf("rm -rf '%s'", dir);
 	else

@@ -94,10 +94,50 @@ static void writing(void)
 	json_object_put(o);
 }
 
+/* Doubles are written as the shortest text that reads back as the same double (json-c wrote 17
+ * digits, jq 1.7 shows them as written), whole numbers as plain digits. */
+static void doubles(void)
+{
+	static const struct {
+		double v;
+		const char *text;
+	} cases[] = {
+		{ 0.633, "0.633" },
+		{ 1e8, "100000000" },
+		{ 376.319, "376.319" },
+		{ 0.1 + 0.2, "0.30000000000000004" },
+		{ 1.0 / 3, "0.3333333333333333" },
+		{ -2.5, "-2.5" },
+		{ -0.0, "0" },
+		{ 1e-7, "1e-07" },
+		{ 9007199254740992.0, "9007199254740992" },
+		{ 1e20, "1e+20" },
+		{ 1.7976931348623157e308, "1.7976931348623157e+308" },
+		{ 5e-324, "4.94065645841247e-324" }, /* the least denormal: 15 digits read back as it */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		json_object *o = json_object_new_object(), *back;
+		double got;
+
+		jset_double(o, "x", cases[i].v);
+		CHECK_STR(json_object_get_string(jget(o, "x")), cases[i].text);
+		CHECK(json_object_is_type(jget(o, "x"), json_type_double));
+		/* json-c reads it back as the same double (an int for plain digits) */
+		back = json_tokener_parse(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		CHECK(back != NULL);
+		got = jget_double(back, "x");
+		CHECK(memcmp(&got, &cases[i].v, sizeof(got)) == 0 || (got == 0 && cases[i].v == 0));
+		json_object_put(back);
+		json_object_put(o);
+	}
+}
+
 int main(void)
 {
 	parsing();
 	lookups();
 	writing();
+	doubles();
 	return tap_done();
 }
