@@ -39,7 +39,7 @@ static void tdir_make(const char *name)
 }
 
 /* The path of NAME in the test's directory (allocated). */
-static char *tpath(const char *name)
+__attribute__((unused)) static char *tpath(const char *name)
 {
 	return xasprintf("%s/%s", tdir, name);
 }
