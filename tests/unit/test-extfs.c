@@ -38,7 +38,6 @@ int main(void)
 	_cleanup_free_ char *img = NULL, *why = NULL, *feat = NULL, *uuid = NULL;
 	uint64_t bytes = 0, want;
 
-	setenv("PATH", "/usr/sbin:/sbin:/usr/bin:/bin", 0);
 	tdir_make("test-extfs");
 	need_tools("mke2fs debugfs dumpe2fs resize2fs");
 	img = tpath("disk.img");

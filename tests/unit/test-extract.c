@@ -250,7 +250,6 @@ int main(void)
 	struct arc a = { 0 };
 	char *perr = NULL;
 
-	setenv("PATH", "/usr/sbin:/sbin:/usr/bin:/bin", 0);
 	tdir_make("test-extract");
 	need_tools("tar cmp diff");
 	root_user = geteuid() == 0;

@@ -152,7 +152,6 @@ static void test_blkid(void)
 
 int main(void)
 {
-	setenv("PATH", "/usr/sbin:/sbin:/usr/bin:/bin", 0);
 	tdir_make("test-fstab");
 	test_parse();
 	test_blkid();

@@ -8,7 +8,10 @@
  * plan_verify_target on an empty target. */
 #include <sys/stat.h>
 
+#include <fcntl.h>
+
 #include "util.h"
+#include "composite.h"
 #include "layout.h"
 #include "planrun.h"
 #include "record.h"
@@ -51,6 +54,27 @@ static int make_plan(const char *tgt, uint64_t bytes, struct disk *d, struct lay
 	if (r < 0)
 		fprintf(stderr, "plan: %s\n", why ? why : strerror(-r));
 	return r;
+}
+
+/* Whether a FUSE file can be mounted here (the shrink on the way needs one): /dev/fuse may exist
+ * where mounting is not permitted. */
+static bool fuse_works(void)
+{
+	_cleanup_free_ char *a = tpath("fuse-a"), *b = tpath("fuse-b"), *dir = tpath("scratch"), *why = NULL;
+	_cleanup_close_ int fa = -1, fb = -1;
+	struct composite *c = NULL;
+	struct composite_opts o = { .cut = 4096, .size = 8192 };
+
+	if (access("/dev/fuse", R_OK | W_OK) < 0 || sh("truncate -s 8192 fuse-a fuse-b") != 0)
+		return false;
+	fa = open(a, O_RDONLY | O_CLOEXEC);
+	fb = open(b, O_RDWR | O_CLOEXEC);
+	o.src_fd = fa, o.tgt_fd = fb;
+	if (fa < 0 || fb < 0 || composite_mount(dir, &o, &c, &why) < 0) {
+		fprintf(stderr, "# cannot mount a FUSE file here: %s\n", why ? why : "no /dev/fuse");
+		return false;
+	}
+	return composite_unmount(c, NULL) == 0;
 }
 
 /* every status in an array of {id, status, summary} is pass (or skip); failures are printed */
@@ -142,7 +166,6 @@ int main(void)
 		fprintf(stderr, "SKIP: MKDISK not set (run through meson test)\n");
 		return 77;
 	}
-	setenv("PATH", "/usr/sbin:/sbin:/usr/bin:/bin", 0);
 	tdir_make("test-planrun");
 	need_tools("sgdisk blkid e2fsck debugfs jq resize2fs");
 	CHECK(profile_load(NULL, &prof, &perr) == 0);
@@ -186,7 +209,7 @@ int main(void)
 	clone("same.img", 4 * GiB, false);
 
 	/* 512 MiB smaller: the shrink on the way, through the composite file (FUSE) */
-	if (access("/dev/fuse", R_OK | W_OK) == 0) {
+	if (fuse_works()) {
 		struct disk d;
 		struct layout l;
 		struct plan p;
@@ -215,7 +238,7 @@ int main(void)
 		}
 		CHECK(sh("[ -z \"$(ls -A scratch)\" ]") == 0); /* the scratch copies are gone */
 	} else
-		fprintf(stderr, "# no /dev/fuse: the shrink on the way is not run\n");
+		fprintf(stderr, "# no FUSE: the shrink on the way is not run\n");
 
 	sum1 = sh_str("%s", SRC_STATE);
 	CHECK_STR(sum1, sum0); /* the source is only read */

@@ -55,7 +55,6 @@ int main(void)
 	uint64_t hi_past, un_past;
 	volatile sig_atomic_t stop = 0;
 
-	setenv("PATH", "/usr/sbin:/sbin:/usr/bin:/bin", 0);
 	tdir_make("test-relocate");
 	need_tools("mke2fs debugfs e2fsck resize2fs");
 	img = tpath("fs.img");

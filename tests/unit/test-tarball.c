@@ -257,7 +257,6 @@ int main(void)
 	uid_t u;
 	gid_t g;
 
-	setenv("PATH", "/usr/sbin:/sbin:/usr/bin:/bin", 0);
 	tdir_make("test-tarball");
 	need_tools("tar gzip sha256sum jq");
 	if (profile_load(NULL, &prof, &perr) != 0) {

@@ -88,7 +88,6 @@ int main(void)
 	uint64_t bytes;
 	int failed;
 
-	setenv("PATH", "/usr/sbin:/sbin:/usr/bin:/bin", 0);
 	tdir_make("test-verify");
 	CHECK(profile_load(NULL, &prof, &perr) == 0);
 	root = tpath("root");

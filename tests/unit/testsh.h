@@ -25,10 +25,14 @@ static void tdir_remove(void)
 		fprintf(stderr, "could not remove %s\n", tdir);
 }
 
-/* mkdtemp under $TMPDIR (else /tmp), removed at exit. */
+/* mkdtemp under $TMPDIR (else /tmp), removed at exit; /usr/sbin and /sbin on $PATH (sgdisk, mke2fs,
+ * blkid live there and a user's $PATH may lack them). */
 static void tdir_make(const char *name)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = getenv("TMPDIR"), *path = getenv("PATH");
+	_cleanup_free_ char *newpath = xasprintf("%s:/usr/sbin:/sbin", path && *path ? path : "/usr/bin:/bin");
+
+	setenv("PATH", newpath, 1);
 
 	snprintf(tdir, sizeof(tdir), "%s/%s.XXXXXX", tmp && *tmp && strlen(tmp) < 32 ? tmp : "/tmp", name);
 	if (!mkdtemp(tdir)) {
