@@ -4,7 +4,7 @@
 # Chromium, dump the DOM, take a wide and a narrow screenshot, print it to PDF and check the PDF is
 # A4 with pages that pdftoppm turns into non-blank PNGs. Skips (77) without /usr/bin/chromium.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || skip "no $CHROMIUM"
 

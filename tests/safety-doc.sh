@@ -94,8 +94,8 @@ bad() { # SED-EXPR WHAT
 	fi
 	grep -q "$3" <<<"$out" || { echo "FAIL: $2: the checker said '$out'" >&2; exit 1; }
 }
-bad '0,/tests\/cli\/31\\-inputs.sh/s//tests\/cli\/31\\-nosuch.sh/' "a missing test file" "does not exist"
-bad '0,/tests\/cli\/31\\-inputs.sh/s//tests\/cli\/50\\-records.lib.sh/' "an unregistered test file" "not registered"
+bad '0,/tests\/cli\/35\\-inputs.sh/s//tests\/cli\/31\\-nosuch.sh/' "a missing test file" "does not exist"
+bad '0,/tests\/cli\/35\\-inputs.sh/s//tests\/lib.sh/' "an unregistered test file" "not registered"
 bad '0,/fuzz\\-replay\\-disk/s//fuzz\\-replay\\-nosuch/' "an unknown fuzz target" "not a fuzz target"
 bad '0,/(ok \\(lqbad sources\\(rq)/s//(ok \\(lqno such line\\(rq)/' "an ok line no test prints" "prints no ok line"
 bad '0,/^Test: .*/s//Test: none./' "an entry without a test" "names no test"

@@ -7,7 +7,7 @@
 # document; --target values that overflow or name a directory or FIFO are usage errors; JSON is
 # valid UTF-8 whatever bytes a name holds.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 
 write_records "$STATE"
 dgx5_accept "$TMP/ref.json"

@@ -4,7 +4,7 @@
 # read, an identity that is a pattern or holds control characters, an --out that is (or holds) an
 # input; and its files appear together or not at all.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 command -v ssh-keygen >/dev/null || skip "no ssh-keygen"
 ssh-keygen -q -t ed25519 -N '' -C t -f "$TMP/key"
 write_records "$STATE"

@@ -4,7 +4,7 @@
 # whose verdict contradicts its checks, or no records at all is caught even when re-signed), and
 # record hashes are over canonical JSON (RFC 8785), so a report re-serialised by jq still matches.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 command -v ssh-keygen >/dev/null || skip "no ssh-keygen"
 ssh-keygen -q -t ed25519 -N '' -C t -f "$TMP/key"
 resign() { rm -f "$1.sig"; ssh-keygen -q -Y sign -n swaptool-report -f "$TMP/key" "$1" 2>/dev/null; }

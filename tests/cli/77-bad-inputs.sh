@@ -5,7 +5,7 @@
 # allowed_signers, the key and the profile; a FIFO or /dev/zero as SOURCE. Each case runs under
 # timeout 20 (a hang fails) and asserts the exit code and the message.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 command -v mkfifo >/dev/null || skip "mkfifo missing"
 command -v jq >/dev/null || skip "jq missing"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Test fixtures: step records with the incident's numbers, built by the code that builds every
  * record (src/record.h) with the names src/schema.h declares, so that a fixture cannot drift from
- * what the steps write and read. tests/cli/50-records.lib.sh writes them through mkrecord. */
+ * what the steps write and read. tests/fixtures/records-lib.sh writes them through mkrecord. */
 #pragma once
 
 #include "record.h"

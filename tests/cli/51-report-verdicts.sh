@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Report verdicts from synthetic record sets, the record hashes, and tampering caught.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 command -v ssh-keygen >/dev/null || skip "no ssh-keygen"
 ssh-keygen -q -t ed25519 -N '' -C t -f "$TMP/key"
 

@@ -9,7 +9,7 @@
 
 D="$TMP/demo"
 demo_root "$D"
-rm "$D/etc/fstab" # its identifiers do not resolve on this machine (30-fstab covers them)
+rm "$D/etc/fstab" # its identifiers do not resolve on this machine (31-fstab covers them)
 cat >"$TMP/p.ini" <<'INI'
 [backup]
 path = ~/.config/flare/

@@ -4,7 +4,7 @@
 # turned into each other JSON type or removed; status, report and compare over them never die of a
 # signal, exit 0-3 and print exactly one JSON document. Records of an unknown schema are refused.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 : "${MKDISK:?run through meson test (tests/run)}"
 command -v ssh-keygen >/dev/null || skip "no ssh-keygen"
 ssh-keygen -q -t ed25519 -N '' -C t -f "$TMP/key"

@@ -3,7 +3,7 @@
 # Signing keys: unencrypted loads, encrypted is refused without an agent and signs through a real
 # ssh-agent, malformed key files are each a clear error (exit 3) and nothing is signed.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 command -v ssh-keygen >/dev/null || skip "no ssh-keygen"
 command -v ssh-agent >/dev/null && command -v ssh-add >/dev/null || skip "no ssh-agent or ssh-add"
 

@@ -11,7 +11,7 @@ demo_root "$D"
 cp /etc/passwd /etc/group "$D/etc/"
 mkdir -p "$STATE"
 T="$TMP/b.tar.gz"
-# the demo fstab's identifiers do not resolve here (no image attached, 30-fstab covers them): drop it
+# the demo fstab's identifiers do not resolve here (no image attached, 31-fstab covers them): drop it
 rm "$D/etc/fstab"
 printf '[backup]\npath = ~/.config/flare/\npath = ~/.ssh/\npath = /etc/netplan/\npath = /etc/hosts\n' >"$TMP/p.ini"
 run 0 "$SWAPTOOL" --profile "$TMP/p.ini" --state "$STATE" backup --root "$D" --home /home/nv --out "$T"

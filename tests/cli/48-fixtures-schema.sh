@@ -5,7 +5,7 @@
 # as are the real records in the fuzz corpus; a record that drifts from the declared keys is refused
 # with the key named, by mkrecord check and by status alike.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 : "${MKRECORD:?run through meson test (tests/run)}"
 
 # every fixture, through the parser every reader uses

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # status: steps, verdicts, why and the next step per path; compare: the incident's dgx4-vs-dgx5 table.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 
 # nothing has run: next is preflight, fresh install is the default path
 mkdir -p "$STATE"

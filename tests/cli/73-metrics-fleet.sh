@@ -4,7 +4,7 @@
 # records' own numbers; fleet: the incident's dgx4-vs-dgx5 comparison as N nodes with a reference;
 # both read hostile records without trusting a field's type.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 command -v promtool >/dev/null || skip "promtool (Debian package prometheus) is not installed"
 
 # promcheck FILE: promtool accepts it, and no series appears twice (promtool does not look for that)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # SSHSIG interop with the real ssh-keygen, both directions, and the rejections both must agree on.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 command -v ssh-keygen >/dev/null || skip "no ssh-keygen"
 
 write_records "$STATE"
