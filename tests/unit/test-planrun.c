@@ -22,7 +22,7 @@
 #define GiB (1ULL << 30)
 #define MiB (1ULL << 20)
 
-/* What a write to the source would change, without reading its 4 GiB (as tests/cli/62-clone.sh):
+/* What a write to the source would change, without reading its 4 GiB (as tests/cli/63-clone.sh):
  * its tables, p2's superblock region, its size, times and allocated blocks. */
 #define SRC_STATE                                                                                        \
 	"{ dd if=s.img bs=1M count=2 status=none; dd if=s.img bs=512 skip=$(( $(stat -c %s s.img) / 512 - 34 )) " \

@@ -10,6 +10,7 @@
 
 #include "util.h"
 #include "tarball.h"
+#include "rootpath.h"
 #include "tap.h"
 #include "testsh.h"
 

@@ -4,7 +4,7 @@
 # nvme0 holds mkdisk's `scaled` image (the incident's layout at 1/1000: GPT, vfat ESP, ext4 with
 # controller.key, the node's configuration and 8 MiB of written data); nvme1 is 3,899,999,744 B,
 # smaller than the source but large enough for its data: the clone trap in small, as
-# tests/cli/63-clone-loop.sh does on loop devices. Not the incident's full size: from a block
+# tests/cli/64-clone-loop.sh does on loop devices. Not the incident's full size: from a block
 # device the rehearsal's scratch copies of the 1.86 TiB ext4 take 16 GB and 150 s natively, and
 # the clone's used blocks include 32 GB of inode tables, all read through the emulated drive:
 # far past the bench's budget under TCG.

@@ -42,7 +42,7 @@ contains "overlaps"
 ok "O_EXCL and overlap refusals"
 
 # The clone itself on the scaled variant (4 GiB, 64 MiB written): the full-size incident clone runs
-# on image files in 62-clone (through loop devices it takes minutes, all of it e2fsck and resize2fs).
+# on image files in 63-clone (through loop devices it takes minutes, all of it e2fsck and resize2fs).
 "$MKDISK" scaled "$TMP/ssrc.img" --written 64 >"$TMP/src.json"
 truncate -s 3899999744 "$TMP/stgt.img"   # 7,617,187 LBAs: smaller than the source, data fits
 attach "$TMP/ssrc.img"; SRC=$DEV
