@@ -26,6 +26,8 @@ struct ctx {
 	const char *profile_path;/* NULL: the built-in profile */
 	const char *profile_from;/* where profile_path came from: "--profile", "SWAPTOOL_PROFILE", ... */
 	struct profile *profile;
+	bool trust_unsafe_profile; /* --trust-unsafe-profile: root uses a profile another user can change */
+	char *profile_distrust;  /* why the profile is not trusted (src/trust.h); NULL: trusted or built-in */
 	int err_code;            /* set by ctx_error; 0 when the step produced a record */
 	char *err_msg;
 };

@@ -12,6 +12,9 @@ const struct global_option global_options[] = {
 	  "where step records are written and read" },
 	{ G_PROFILE, "profile", 0, GLOBAL_VALUE, "FILE", NULL, GLOBAL_IN_USAGE | GLOBAL_IN_STEP,
 	  "site settings (man 5 swaptool-profile)" },
+	/* root refuses a profile another user could change: it names the commands accept runs */
+	{ G_TRUST_UNSAFE_PROFILE, "trust-unsafe-profile", 0, GLOBAL_FLAG, NULL, NULL, GLOBAL_IN_USAGE | GLOBAL_IN_STEP,
+	  "as root, use a profile another user can change (runs its [engine] commands as root)" },
 	{ G_NO_RECORD, "no-record", 0, GLOBAL_FLAG, NULL, NULL, GLOBAL_IN_USAGE | GLOBAL_IN_STEP,
 	  "save no record in the state directory" },
 	{ G_QUIET, "quiet", 'q', GLOBAL_FLAG, NULL, NULL, GLOBAL_IN_USAGE | GLOBAL_IN_STEP, "no progress lines" },

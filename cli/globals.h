@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum global_id { G_JSON, G_STATE, G_PROFILE, G_NO_RECORD, G_QUIET, G_COLOR, G_NO_COLOR, G_HELP, G_VERSION, G_VERBOSE };
+enum global_id { G_JSON, G_STATE, G_PROFILE, G_TRUST_UNSAFE_PROFILE, G_NO_RECORD, G_QUIET, G_COLOR, G_NO_COLOR, G_HELP, G_VERSION, G_VERBOSE };
 
 enum global_arg {
 	GLOBAL_FLAG,     /* --json */

@@ -3,6 +3,7 @@
 #include "globals.h"
 #include "steps.h"
 #include "lock.h"
+#include "trust.h"
 
 #include <fcntl.h>
 #include <locale.h>
@@ -128,6 +129,9 @@ static int take_global(struct ctx *ctx, struct globals *g, enum global_id id, co
 	case G_PROFILE:
 		ctx->profile_path = val;
 		break;
+	case G_TRUST_UNSAFE_PROFILE:
+		ctx->trust_unsafe_profile = true;
+		break;
 	}
 	return 0;
 }
@@ -223,6 +227,36 @@ static int close_stdout(const char *step, int code)
 	return code == EXIT_INTERRUPTED ? code : EXIT_FAILED;
 }
 
+/* Root runs the profile's [engine] commands and signs what it finds in the state directory: either
+ * one that another user could change is refused (src/trust.h; the WHO MAY WRITE WHAT section of
+ * docs/swaptool-safety.7). The profile's verdict is kept for config, which only shows it; a user
+ * other than root keeps the files it is given. 0, or the exit code after the error is shown. */
+static int check_trust(struct ctx *ctx, const struct step *s)
+{
+	_cleanup_free_ char *why = NULL;
+
+	if (ctx->profile_path && trust_check_path(ctx->profile_path, geteuid(), &why) == -EPERM)
+		ctx->profile_distrust = TAKE_PTR(why);
+	if (geteuid() != 0 || streq(s->name, "config"))
+		return 0;
+	if (ctx->profile_distrust && !ctx->trust_unsafe_profile)
+		ctx_error(ctx, EXIT_USAGE, "profile '%s' (%s) can be changed by a user other than root: %s; root would "
+			  "run its [engine] commands: make the file and its directories root's and writable by root "
+			  "alone (chown root: FILE; chmod go-w FILE), or pass --trust-unsafe-profile",
+			  ctx->profile_path, ctx->profile_from, ctx->profile_distrust);
+	/* a missing directory is judged by the part that exists: mkdir_p makes the rest 0700 as root, and
+	 * the lock judges it again once made (src/lock.c) */
+	else if (trust_check(ctx->state_dir, 0, TRUST_MISSING_OK, &why) == -EPERM)
+		ctx_error(ctx, EXIT_FAILED, "state directory '%s' can be changed by a user other than root: %s; root "
+			  "would sign what it finds there: make it and its parents root's and writable by root alone "
+			  "(chown root: DIR; chmod 0700 DIR), or pass --state DIR with such a directory",
+			  ctx->state_dir, why);
+	if (!ctx->err_code)
+		return 0;
+	out_error(ctx, ctx->err_code, ctx->err_msg);
+	return ctx->err_code;
+}
+
 static int swaptool_main(int argc, char **argv);
 /* The run's context; main frees what it holds, so every early return of swaptool_main is covered. */
 static struct ctx ctx;
@@ -244,6 +278,7 @@ int main(int argc, char **argv)
 	profile_free(ctx.profile);
 	free(profile_owned);
 	free(ctx.state_dir);
+	free(ctx.profile_distrust);
 	free(ctx.err_msg);
 	return close_stdout(ctx.step, code);
 }
@@ -329,6 +364,9 @@ static int swaptool_main(int argc, char **argv)
 		out_error(&ctx, EXIT_USAGE, "no state directory: set --state DIR, XDG_STATE_HOME or HOME");
 		return EXIT_USAGE;
 	}
+	code = check_trust(&ctx, s);
+	if (code)
+		return code;
 	if (record_init(&rec, s->name) < 0)
 		abort();
 
@@ -336,10 +374,8 @@ static int swaptool_main(int argc, char **argv)
 	 * A directory that cannot hold the lock file cannot take the record either: the save says so. */
 	r = (s->flags & STEP_SAVES_RECORD) && !ctx.no_record
 		    ? state_lock_take(&lock, ctx.state_dir, s->name, STATE_LOCK_WAIT_MS) : 0;
-	if (r == -EINVAL) {
-		_cleanup_free_ char *msg = xasprintf("lock file '%s/.lock' is not a regular file (a symlink, FIFO or "
-						     "device was put there); remove it", ctx.state_dir);
-		out_error(&ctx, EXIT_FAILED, msg);
+	if (r == -EINVAL || r == -EPERM) {
+		out_error(&ctx, EXIT_FAILED, lock.why);
 		code = EXIT_FAILED;
 		goto out;
 	}

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "trust.h"
 #include "util.h"
 
 /* The holder's "PID STEP" line; anything else (empty: it has not written yet) reads as unknown. */
@@ -88,21 +89,54 @@ int state_lock_take(struct state_lock *l, const char *dir, const char *step, uns
 	l->path = NULL;
 	l->holder = 0;
 	l->holder_step[0] = '\0';
+	l->why = NULL;
 	r = mkdir_p(dir, 0700);
 	if (r < 0)
 		return r;
+	/* Judged again once made: between the caller's look and mkdir_p, another user could have made
+	 * DIR in a sticky /tmp (src/trust.h). */
+	if (geteuid() == 0) {
+		_cleanup_free_ char *w = NULL;
+		if (trust_check_path(dir, 0, &w) < 0) {
+			l->why = xasprintf("state directory '%s' is not root's alone: %s; pass --state DIR with a "
+					   "directory only root can write", dir, w);
+			return -EPERM;
+		}
+	}
 	for (;;) {
 		struct stat st, now;
 
 		/* O_NONBLOCK: a FIFO planted under the name must not hang the open; O_NOFOLLOW: nor may a
-		 * symlink make us create or truncate a file elsewhere. */
+		 * symlink make us create or truncate a file elsewhere; no O_TRUNC: nothing is cut before
+		 * the checks below. */
 		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+		if (fd < 0 && errno == ELOOP) {
+			l->why = xasprintf("lock file '%s' is not a regular file (a symlink, FIFO or device was put "
+					   "there); remove it", path);
+			return -EINVAL;
+		}
 		if (fd < 0)
-			return errno == ELOOP ? -EINVAL : -errno;
+			return -errno;
 		if (fstat(fd, &st) < 0)
 			return -errno;
-		if (!S_ISREG(st.st_mode))
+		if (!S_ISREG(st.st_mode)) {
+			l->why = xasprintf("lock file '%s' is not a regular file (a symlink, FIFO or device was put "
+					   "there); remove it", path);
 			return -EINVAL;
+		}
+		/* The file is truncated and written below: a hard link planted as .lock would have that
+		 * done to the file it names (another's, or /etc/shadow), so it must be ours alone. */
+		if (st.st_nlink > 1) {
+			l->why = xasprintf("lock file '%s' has %ju hard links: it is another name for a file that taking "
+					   "the lock would overwrite; remove that name (rm '%s'), the file it names stays",
+					   path, (uintmax_t)st.st_nlink, path);
+			return -EPERM;
+		}
+		if (st.st_uid != geteuid()) {
+			l->why = xasprintf("lock file '%s' is owned by uid %u, not by this process's uid %u: another "
+					   "user put it there; remove it", path, (unsigned)st.st_uid, (unsigned)geteuid());
+			return -EPERM;
+		}
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
 			/* A holder removes the file as it lets go: a lock on a file no longer at PATH
 			 * locks nothing, so open it again. */
@@ -136,6 +170,8 @@ int state_lock_take(struct state_lock *l, const char *dir, const char *step, uns
 
 void state_lock_release(struct state_lock *l)
 {
+	free(l->why);
+	l->why = NULL;
 	if (l->fd < 0)
 		return;
 	/* removed while still held, so that a finished step leaves the directory as it found it

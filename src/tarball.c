@@ -272,7 +272,9 @@ static int collect_state(struct arc_source *s, const char *dir, char **why)
 		size_t len = 0;
 
 		/* a FIFO named like a record must not hang the backup: skipped like any non-file */
-		if (read_input_at(dfd, names[i], 16 << 20, INPUT_NOFOLLOW, &data, &len, NULL) < 0) {
+		/* as root, nor one another user could have written: it would cross the swap as root's */
+		if (read_input_at(dfd, names[i], 16 << 20, INPUT_NOFOLLOW | (geteuid() == 0 ? INPUT_OURS : 0), &data,
+				  &len, NULL) < 0) {
 			free(names[i]);
 			continue;
 		}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Small shared helpers: allocation, whole-file reads, atomic writes, SHA-256, host and home. */
 #include "util.h"
+#include "trust.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -424,6 +425,8 @@ int open_input_at(int dirfd, const char *path, uint64_t max_bytes, unsigned flag
 		return set_why(why, -EISDIR, "it is a directory, not a file");
 	if (!S_ISREG(st->st_mode) && !(S_ISBLK(st->st_mode) && (flags & INPUT_ALLOW_BLOCK)))
 		return set_why(why, -ENODEV, "it is a %s, not a regular file", file_kind(st->st_mode));
+	if ((flags & INPUT_OURS) && trust_check_stat(st, geteuid(), why) < 0)
+		return -EPERM;
 	if (max_bytes && S_ISREG(st->st_mode) && (uint64_t)st->st_size > max_bytes)
 		return set_why(why, -EFBIG, "it is %jd bytes, more than the %" PRIu64 " such a file may have",
 			       (intmax_t)st->st_size, max_bytes);

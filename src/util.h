@@ -110,11 +110,13 @@ int node_home(const char *override, char **out);
  * terminal, /dev/zero or a directory named as an input is a message, not a hang or an endless read.
  * The open is O_NONBLOCK (a FIFO without a writer would block in open) and O_NOCTTY; after fstat
  * says regular file O_NONBLOCK is cleared. INPUT_ALLOW_BLOCK also accepts a block device (a disk is
- * read whole only by steps that mean it); INPUT_NOFOLLOW refuses a final symlink. A regular file
+ * read whole only by steps that mean it); INPUT_NOFOLLOW refuses a final symlink; INPUT_OURS refuses
+ * with -EPERM a file that is neither this process's euid's nor root's, or that group or others may
+ * write (trust_check_stat, src/trust.h: a record root reads must be root's). A regular file
  * larger than max_bytes (0: no cap) is refused with -EFBIG. Returns the fd, or a negative errno
  * with *why (when why is not NULL) set to what is wrong, without the path: "it is a FIFO, not a
  * regular file". */
-enum { INPUT_ALLOW_BLOCK = 1 << 0, INPUT_NOFOLLOW = 1 << 1 };
+enum { INPUT_ALLOW_BLOCK = 1 << 0, INPUT_NOFOLLOW = 1 << 1, INPUT_OURS = 1 << 2 };
 int open_input(const char *path, uint64_t max_bytes, unsigned flags, char **why);
 /* open_input, then the whole file into a NUL-terminated buffer; a file that grows past max_bytes
  * while it is read is -EFBIG too. */

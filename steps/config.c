@@ -26,6 +26,10 @@ int step_config_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	p = json_object_new_object();
 	jset_str(p, "source", ctx->profile_from);
 	jset_str(p, "path", ctx->profile_path);
+	/* the verdict root's other steps act on (cli/main.c, src/trust.h): the built-in profile is no file */
+	json_object_object_add(p, "trusted", json_object_new_boolean(!ctx->profile_distrust));
+	if (ctx->profile_distrust)
+		jset_str(p, "untrusted_because", ctx->profile_distrust);
 	json_object_object_add(p, "values", profile_to_json(ctx->profile));
 	json_object_object_add(rec->root, "profile", p);
 	record_finish(rec);
@@ -58,6 +62,14 @@ void step_config_render(const struct ctx *ctx, json_object *record)
 
 	out_line(ctx, "profile: %s%s%s%s", jget_str(p, "source"), jget_str(p, "path") ? " ('" : "",
 		 jget_str(p, "path") ?: "", jget_str(p, "path") ? "')" : "");
+	if (jget_str(p, "untrusted_because"))
+		out_line(ctx, "trust: not trusted: %s; as root every other step refuses it without "
+			      "--trust-unsafe-profile", jget_str(p, "untrusted_because"));
+	else if (!jget_str(p, "path"))
+		out_line(ctx, "trust: trusted (the built-in profile is no file)");
+	else
+		out_line(ctx, "trust: trusted (no user other than %s can change it)",
+			 geteuid() == 0 ? "root" : "root and you");
 	table_header(t, "key", "value");
 	config_rows(t, "", jget(p, "values"));
 	table_print(ctx, t);

@@ -96,7 +96,8 @@ ok "an archive entry on the fstab.pre-swap the trap keeps, or on a restore tempo
 
 # ---- true causes: a full disk, a record that cannot be saved ----
 trap 'umount "$TMP/small" 2>/dev/null || true; cleanup_test' EXIT
-if mkdir -p "$TMP/small" && mount -t tmpfs -o size=64k tmpfs "$TMP/small" 2>/dev/null; then
+# mode 0700: the tmpfs is also a state directory below, and root refuses a 1777 one (swaptool-safety(7))
+if mkdir -p "$TMP/small" && mount -t tmpfs -o size=64k,mode=0700 tmpfs "$TMP/small" 2>/dev/null; then
 	head -c 1M /dev/urandom >"$D/home/nv/.config/flare/big.bin"
 	run 3 "$SWAPTOOL" --json --state "$TMP/s3" backup --root "$D" --home /home/nv --out "$TMP/small/b.tar.gz"
 	one_doc
