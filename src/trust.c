@@ -4,7 +4,6 @@
 
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <string.h>
 
 #include "util.h"
@@ -12,42 +11,9 @@
 /* As the kernel and glibc's realpath allow (MAXSYMLINKS). */
 #define TRUST_MAX_LINKS 40
 
-/* "uid 65534 (nobody)", or "uid 1234" without a passwd entry. */
-static char *uid_text(uid_t uid)
-{
-	struct passwd *pw = getpwuid(uid);
-
-	return pw ? xasprintf("uid %u (%s)", (unsigned)uid, pw->pw_name) : xasprintf("uid %u", (unsigned)uid);
-}
-
-static char *owners_text(uid_t owner)
-{
-	_cleanup_free_ char *o = owner ? uid_text(owner) : NULL;
-
-	return owner ? xasprintf("%s or root", o) : xstrdup("root");
-}
-
-/* One component by its stat; `what` is "'PATH'" or "it" (trust_check_stat), `inner`: a directory the
- * walk goes through (a sticky one may be writable by others), not the last component. */
-static int judge(const struct stat *st, const char *what, uid_t owner, bool inner, char **why)
-{
-	mode_t w = st->st_mode & (S_IWGRP | S_IWOTH);
-
-	if (st->st_uid != 0 && st->st_uid != owner) {
-		_cleanup_free_ char *u = uid_text(st->st_uid), *o = owners_text(owner);
-		return set_why(why, -EPERM, "%s%s is owned by %s, not by %s", S_ISLNK(st->st_mode) ? "the symbolic link " : "",
-			       what, u, o);
-	}
-	if (S_ISLNK(st->st_mode) || !w || (inner && S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)))
-		return 0;
-	return set_why(why, -EPERM, "%s is writable by %s (mode %04o)", what,
-		       w == (S_IWGRP | S_IWOTH) ? "group and others" : w == S_IWGRP ? "its group" : "others",
-		       (unsigned)(st->st_mode & 07777));
-}
-
 int trust_check_stat(const struct stat *st, uid_t owner, char **why)
 {
-	return judge(st, "it", owner, false, why);
+	return stat_trusted(st, "it", owner, false, why);
 }
 
 /* The next component of *rest (skipping slashes and "."), NUL-terminated in place; NULL at the end. */
@@ -109,7 +75,7 @@ int trust_check(const char *path, uid_t owner, unsigned flags, char **why)
 	if (dfd < 0 || fstat(dfd, &st) < 0)
 		return set_why(why, -errno, "cannot look at '/': %m");
 	end = at_end(rest);
-	if (judge(&st, "directory '/'", owner, !end, why) < 0)
+	if (stat_trusted(&st, "directory '/'", owner, !end, why) < 0)
 		return -EPERM;
 	while (!end) {
 		char *name = next_name(&rest);
@@ -140,7 +106,7 @@ int trust_check(const char *path, uid_t owner, unsigned flags, char **why)
 
 			free(what);
 			what = xasprintf("'%s'", here);
-			if (judge(&st, what, owner, false, why) < 0)
+			if (stat_trusted(&st, what, owner, false, why) < 0)
 				return -EPERM;
 			if (++links > TRUST_MAX_LINKS)
 				return set_why(why, -ELOOP, "'%s': more than %d symbolic links", path, TRUST_MAX_LINKS);
@@ -166,7 +132,7 @@ int trust_check(const char *path, uid_t owner, unsigned flags, char **why)
 		if (!S_ISDIR(st.st_mode)) {
 			if (!end)
 				return set_why(why, -ENOTDIR, "'%s' is not a directory", here);
-			return judge(&st, what, owner, false, why) < 0 ? -EPERM : 0;
+			return stat_trusted(&st, what, owner, false, why) < 0 ? -EPERM : 0;
 		}
 		fd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
@@ -176,7 +142,7 @@ int trust_check(const char *path, uid_t owner, unsigned flags, char **why)
 		/* judged by the directory opened, not by the name looked at before */
 		if (fstat(dfd, &st) < 0)
 			return set_why(why, -errno, "cannot look at '%s': %m", here);
-		if (judge(&st, what, owner, !end, why) < 0)
+		if (stat_trusted(&st, what, owner, !end, why) < 0)
 			return -EPERM;
 		free(shown);
 		shown = TAKE_PTR(here);

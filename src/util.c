@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Small shared helpers: allocation, whole-file reads, atomic writes, SHA-256, host and home. */
 #include "util.h"
-#include "trust.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -425,7 +424,7 @@ int open_input_at(int dirfd, const char *path, uint64_t max_bytes, unsigned flag
 		return set_why(why, -EISDIR, "it is a directory, not a file");
 	if (!S_ISREG(st->st_mode) && !(S_ISBLK(st->st_mode) && (flags & INPUT_ALLOW_BLOCK)))
 		return set_why(why, -ENODEV, "it is a %s, not a regular file", file_kind(st->st_mode));
-	if ((flags & INPUT_OURS) && trust_check_stat(st, geteuid(), why) < 0)
+	if ((flags & INPUT_OURS) && stat_trusted(st, "it", geteuid(), false, why) < 0)
 		return -EPERM;
 	if (max_bytes && S_ISREG(st->st_mode) && (uint64_t)st->st_size > max_bytes)
 		return set_why(why, -EFBIG, "it is %jd bytes, more than the %" PRIu64 " such a file may have",
@@ -559,4 +558,35 @@ void strlist_clear(struct strlist *l)
 		free(l->v[i]);
 	free(l->v);
 	*l = (struct strlist){ 0 };
+}
+
+/* "uid 65534 (nobody)", or "uid 1234" without a passwd entry. */
+static char *uid_text(uid_t uid)
+{
+	struct passwd *pw = getpwuid(uid);
+
+	return pw ? xasprintf("uid %u (%s)", (unsigned)uid, pw->pw_name) : xasprintf("uid %u", (unsigned)uid);
+}
+
+static char *owners_text(uid_t owner)
+{
+	_cleanup_free_ char *o = owner ? uid_text(owner) : NULL;
+
+	return owner ? xasprintf("%s or root", o) : xstrdup("root");
+}
+
+int stat_trusted(const struct stat *st, const char *what, uid_t owner, bool inner, char **why)
+{
+	mode_t w = st->st_mode & (S_IWGRP | S_IWOTH);
+
+	if (st->st_uid != 0 && st->st_uid != owner) {
+		_cleanup_free_ char *u = uid_text(st->st_uid), *o = owners_text(owner);
+		return set_why(why, -EPERM, "%s%s is owned by %s, not by %s", S_ISLNK(st->st_mode) ? "the symbolic link " : "",
+			       what, u, o);
+	}
+	if (S_ISLNK(st->st_mode) || !w || (inner && S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX)))
+		return 0;
+	return set_why(why, -EPERM, "%s is writable by %s (mode %04o)", what,
+		       w == (S_IWGRP | S_IWOTH) ? "group and others" : w == S_IWGRP ? "its group" : "others",
+		       (unsigned)(st->st_mode & 07777));
 }

@@ -136,3 +136,9 @@ size_t utf8_seq_len(const char *s);
 bool utf8_valid(const char *s);
 /* A copy of s with every byte that does not start a valid sequence replaced by U+FFFD. */
 char *utf8_sanitize(const char *s);
+
+/* Whether one file or directory, by its stat, is root's or `owner`'s and writable by no one else
+ * (src/trust.h walks a whole path with it): 0, or -EPERM with *why naming `what` ("'PATH'", "it")
+ * and the owner or mode that is wrong. `inner`: a directory on the way, where a sticky one (/tmp)
+ * may be writable by others. */
+int stat_trusted(const struct stat *st, const char *what, uid_t owner, bool inner, char **why);
