@@ -260,8 +260,8 @@ int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "cannot tell whether the target '%s' overlaps the source '%s': %s",
 				 a.target, a.source, why ? why : strerror(-r));
-	plan_with_cost = false; /* the shrink measures what it moves itself */
-	r = step_plan_for(ctx, a.source, a.image_lba_size, a.target, a.target_lba_size, NULL, &src, &l, &p);
+	/* no PLAN_COST: the shrink measures what it moves itself */
+	r = step_plan_for(ctx, a.source, a.image_lba_size, a.target, a.target_lba_size, NULL, 0, &src, &l, &p);
 	if (r == 0 && src.fd >= 0)
 		(void)ident_key_fd(src.fd, &key);
 	disk_close(&src);

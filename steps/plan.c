@@ -100,7 +100,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *
 }
 
 int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
-		  const char *home, struct disk *src, struct layout *l, struct plan *p)
+		  const char *home, unsigned opts, struct disk *src, struct layout *l, struct plan *p)
 {
 	_cleanup_(disk_closep) struct disk tgt = { .fd = -1 };
 	_cleanup_free_ char *why = NULL;
@@ -117,7 +117,7 @@ int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const
 	r = step_open_source(ctx, source, image_lba, src);
 	if (r)
 		return r;
-	r = plan_for(src, &t, ctx->profile, home, l, p, &why);
+	r = plan_for(src, &t, ctx->profile, home, opts, l, p, &why);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
 	return 0;
@@ -297,7 +297,8 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	r = parse_args(ctx, argc, argv, &a);
 	if (r)
 		return r;
-	r = step_plan_for(ctx, a.source, a.image_lba_size, a.target_spec, a.target_lba_size, a.home, &src, &l, &p);
+	r = step_plan_for(ctx, a.source, a.image_lba_size, a.target_spec, a.target_lba_size, a.home, PLAN_COST, &src,
+			  &l, &p);
 	if (r == 0) {
 		record_plan(rec, &a, &src, &p);
 		record_paths(rec, &p);

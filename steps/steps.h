@@ -62,10 +62,11 @@ int step_target(struct ctx *ctx, const char *spec, uint32_t lba_size, struct dis
 struct layout;
 struct plan;
 /* plan and clone (steps/plan.c): SOURCE and --target opened with the steps' exit codes, then plan_for
- * (src/plan.h): the source's layout against the target and the plan built from it. Returns 0 or the
- * ctx_error exit code. */
+ * (src/plan.h) with `opts` (enum plan_opts): the source's layout against the target and the plan built
+ * from it. Returns 0 or the ctx_error exit code. */
 int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec,
-		  uint32_t tgt_lba_size, const char *home, struct disk *src, struct layout *l, struct plan *p);
+		  uint32_t tgt_lba_size, const char *home, unsigned opts, struct disk *src, struct layout *l,
+		  struct plan *p);
 /* SOURCE: disk_open with the exit codes every step uses (missing, directory, partition: 2; else 3). */
 int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size, struct disk *src);
 /* Option entries more than one step takes, with the values their parsers switch on. */
