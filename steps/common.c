@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers the steps share: option parsing (LBA sizes, --target, --map-user,
+/* Helpers the steps share: option parsing (LBA sizes, --target and its companions, --map-user,
  * --root) and opening the source. */
 #include "steps.h"
 #include "disk.h"
@@ -47,6 +47,31 @@ int step_check_root(struct ctx *ctx, const char *root)
 
 	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
 		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
+	return 0;
+}
+
+int step_target_option(struct ctx *ctx, int c, const char *v, struct step_target_opts *t)
+{
+	switch (c) {
+	case 't':
+		t->spec = v;
+		return 0;
+	case 'T':
+		return step_parse_lba_size(ctx, "--target-lba-size", v, &t->lba_size) ? EXIT_USAGE : 0;
+	case 'I':
+		return step_parse_lba_size(ctx, "--lba-size", v, &t->image_lba_size) ? EXIT_USAGE : 0;
+	case 'H':
+		t->home = v;
+		return 0;
+	}
+	return -1;
+}
+
+int step_target_given(struct ctx *ctx, const struct step_target_opts *t)
+{
+	if (!t->spec)
+		return ctx_error(ctx, EXIT_USAGE,
+				 "no --target given: a size (2000398934016, 3907029168s, 2TB) or a device or image");
 	return 0;
 }
 

@@ -52,27 +52,18 @@ static void on_stop(int sig)
 }
 
 struct plan_args {
-	const char *source, *target_spec, *script, *scratch, *home, *path;
-	uint32_t target_lba_size, image_lba_size;
+	const char *source, *script, *scratch, *path;
+	struct step_target_opts t;
 	bool rehearse;
 };
 
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *a)
 {
-	int c;
+	int c, r;
 
-	*a = (struct plan_args){ .target_lba_size = 512, .image_lba_size = 512 };
+	*a = (struct plan_args){ .t = STEP_TARGET_OPTS_INIT };
 	while ((c = getopt_long(argc, argv, "", plan_options, NULL)) != -1) {
 		switch (c) {
-		case 't': a->target_spec = optarg; break;
-		case 'T':
-			if (step_parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
-				return EXIT_USAGE;
-			break;
-		case 'I':
-			if (step_parse_lba_size(ctx, "--lba-size", optarg, &a->image_lba_size))
-				return EXIT_USAGE;
-			break;
 		case 'p':
 			if (!streq(optarg, "fresh") && !streq(optarg, "clone"))
 				return ctx_error(ctx, EXIT_USAGE, "bad --path '%s': fresh or clone", optarg);
@@ -81,8 +72,12 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *
 		case 's': a->script = optarg; break;
 		case 'r': a->rehearse = true; break;
 		case 'S': a->scratch = optarg; break;
-		case 'H': a->home = optarg; break;
-		default: return step_bad_option(ctx, argc, argv);
+		default:
+			r = step_target_option(ctx, c, optarg, &a->t);
+			if (r < 0)
+				return step_bad_option(ctx, argc, argv);
+			if (r)
+				return r;
 		}
 	}
 	if (optind >= argc)
@@ -91,9 +86,9 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *
 	a->source = argv[optind++];
 	if (optind < argc)
 		return ctx_error(ctx, EXIT_USAGE, "unexpected argument '%s'; see 'swaptool help plan'", argv[optind]);
-	if (!a->target_spec)
-		return ctx_error(ctx, EXIT_USAGE,
-				 "no --target given: a size (2000398934016, 3907029168s, 2TB) or a device or image");
+	r = step_target_given(ctx, &a->t);
+	if (r)
+		return r;
 	if (a->rehearse && a->path && streq(a->path, "fresh"))
 		return ctx_error(ctx, EXIT_USAGE, "--rehearse proves path 2 (clone); it cannot go with --path fresh");
 	return 0;
@@ -297,8 +292,7 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	r = parse_args(ctx, argc, argv, &a);
 	if (r)
 		return r;
-	r = step_plan_for(ctx, a.source, a.image_lba_size, a.target_spec, a.target_lba_size, a.home, PLAN_COST, &src,
-			  &l, &p);
+	r = step_plan_for(ctx, a.source, a.t.image_lba_size, a.t.spec, a.t.lba_size, a.t.home, PLAN_COST, &src, &l, &p);
 	if (r == 0) {
 		record_plan(rec, &a, &src, &p);
 		record_paths(rec, &p);

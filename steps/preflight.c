@@ -39,34 +39,26 @@ const struct step step_preflight = {
 
 struct preflight_args {
 	const char *source;
-	const char *target_spec;
-	uint32_t target_lba_size;
-	uint32_t image_lba_size;
-	const char *home;
+	struct step_target_opts t;
 	const char *from_dumps;
 	const char *target_model;
 };
 
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_args *a)
 {
-	int c;
+	int c, r;
 
-	*a = (struct preflight_args){ .target_lba_size = 512, .image_lba_size = 512 };
+	*a = (struct preflight_args){ .t = STEP_TARGET_OPTS_INIT };
 	while ((c = getopt_long(argc, argv, "", preflight_options, NULL)) != -1) {
 		switch (c) {
-		case 't': a->target_spec = optarg; break;
-		case 'T':
-			if (step_parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
-				return EXIT_USAGE;
-			break;
-		case 'I':
-			if (step_parse_lba_size(ctx, "--lba-size", optarg, &a->image_lba_size))
-				return EXIT_USAGE;
-			break;
-		case 'H': a->home = optarg; break;
 		case 'D': a->from_dumps = optarg; break;
 		case 'M': a->target_model = optarg; break;
-		default: return step_bad_option(ctx, argc, argv);
+		default:
+			r = step_target_option(ctx, c, optarg, &a->t);
+			if (r < 0)
+				return step_bad_option(ctx, argc, argv);
+			if (r)
+				return r;
 		}
 	}
 	if (optind >= argc)
@@ -74,10 +66,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_a
 	if (optind + 1 < argc)
 		return ctx_error(ctx, EXIT_USAGE, "one SOURCE only, got '%s' too", argv[optind + 1]);
 	a->source = argv[optind];
-	if (!a->target_spec)
-		return ctx_error(ctx, EXIT_USAGE,
-				 "no --target given: a size (2000398934016, 3907029168s, 2TB) or a device or image");
-	return 0;
+	return step_target_given(ctx, &a->t);
 }
 
 static json_object *ptable_json(const struct layout *l)
@@ -188,7 +177,7 @@ static void add_paths(struct ctx *ctx, const struct preflight_args *a, const str
 
 	/* A fresh install is always possible; its cost is the re-fetchable stores, its risk the rest. */
 	jset_bool(fresh, "possible", true);
-	if (node_home(a->home, &home) < 0)
+	if (node_home(a->t.home, &home) < 0)
 		home = xstrdup("/root");
 	jset_str(fresh, "home", home);
 	jset_str(fresh, "measured", live ? "live" : "offline");
@@ -356,11 +345,11 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	r = parse_args(ctx, argc, argv, &a);
 	if (r)
 		return r;
-	r = step_target(ctx, a.target_spec, a.target_lba_size, &tgt, &tgt_bytes, &tgt_lba);
+	r = step_target(ctx, a.t.spec, a.t.lba_size, &tgt, &tgt_bytes, &tgt_lba);
 	if (r)
 		return r;
 	tgt_is_disk = tgt.fd >= 0;
-	r = step_open_source(ctx, a.source, a.image_lba_size, &src);
+	r = step_open_source(ctx, a.source, a.t.image_lba_size, &src);
 	if (r)
 		return r;
 	r = layout_analyze(&src, tgt_bytes, tgt_lba, &l, &why);
@@ -384,7 +373,7 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	json_object_object_add(rec->root, "source", sj);
 
 	tj = json_object_new_object();
-	jset_str(tj, "spec", a.target_spec);
+	jset_str(tj, "spec", a.t.spec);
 	jset_str(tj, "path", tgt_is_disk ? tgt.path : NULL);
 	jset_u64(tj, "size_bytes", tgt_bytes);
 	jset_u64(tj, "lba_size", tgt_lba);

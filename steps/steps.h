@@ -67,6 +67,20 @@ struct plan;
 int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec,
 		  uint32_t tgt_lba_size, const char *home, unsigned opts, struct disk *src, struct layout *l,
 		  struct plan *p);
+/* The options plan and preflight share (STEP_OPT_TARGET, STEP_OPT_TARGET_LBA_SIZE, STEP_OPT_LBA_SIZE,
+ * STEP_OPT_HOME), parsed in one place. */
+struct step_target_opts {
+	const char *spec;        /* --target SPEC; NULL until given */
+	uint32_t lba_size;       /* --target-lba-size N: of a bare --target count */
+	uint32_t image_lba_size; /* --lba-size N: of an image-file SOURCE */
+	const char *home;        /* --home DIR; NULL: not given */
+};
+#define STEP_TARGET_OPTS_INIT { .lba_size = 512, .image_lba_size = 512 }
+/* Option `c` (what getopt_long returned) with its value `v` into *t: 0 when it is one of those,
+ * -1 when it is none of them (the step's own or a bad one), else the exit code of a bad value. */
+int step_target_option(struct ctx *ctx, int c, const char *v, struct step_target_opts *t);
+/* After the operands: 0 when --target was given, else the usage error (exit 2). */
+int step_target_given(struct ctx *ctx, const struct step_target_opts *t);
 /* SOURCE: disk_open with the exit codes every step uses (missing, directory, partition: 2; else 3). */
 int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size, struct disk *src);
 /* Option entries more than one step takes, with the values their parsers switch on. */
