@@ -74,7 +74,8 @@ static void usage(FILE *f)
 
 static void step_usage(const struct step *s)
 {
-	printf("swaptool %s: %s\n\nusage: %s", s->name, s->summary, s->usage);
+	printf("swaptool %s: %s\n\nusage: ", s->name, s->summary);
+	step_usage_print(stdout, s);
 	putchar('\n');
 	globals_step_line(stdout);
 }

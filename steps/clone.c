@@ -15,24 +15,21 @@
 #include "planrun.h"
 #include "size.h"
 
-static const struct option clone_options[] = {
-	{ "yes", no_argument, NULL, 'y' },
-	{ "fingerprint", required_argument, NULL, 'f' },
-	STEP_OPT_TARGET_LBA_SIZE,
+static const struct step_option clone_options[] = {
+	{ { "yes", no_argument, NULL, 'y' }, NULL, "required: the whole target is overwritten" },
+	{ { "fingerprint", required_argument, NULL, 'f' }, "HEX",
+	  "the plan's fingerprint; default: the one 'swaptool plan' saved for SOURCE" },
+	STEP_OPT_TARGET_LBA_SIZE("LBA size of an image-file TARGET (default 512)"),
 	STEP_OPT_LBA_SIZE,
-	{ 0 },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_clone = {
 	.name = "clone",
 	.summary = "path 2 on the disks: used-block copy, shrink on the way, new GPT, check (the source is only read)",
-	.usage = "swaptool clone SOURCE TARGET --yes [--fingerprint HEX]\n"
-		 "  --yes                   required: the whole target is overwritten\n"
-		 "  --fingerprint HEX       the plan's fingerprint; default: the one 'swaptool plan' saved for SOURCE\n"
-		 "  --target-lba-size N     LBA size of an image-file TARGET (default 512)\n"
-		 STEP_USAGE_LBA_SIZE
-		 "exit: 0 done and verified, 1 a check of the result failed, 3 refused or failed, 130 interrupted\n",
+	.synopsis = "swaptool clone SOURCE TARGET --yes [--fingerprint HEX]\n",
 	.options = clone_options,
+	.notes = "exit: 0 done and verified, 1 a check of the result failed, 3 refused or failed, 130 interrupted\n",
 	.run = step_clone_run,
 	.render = step_clone_render,
 	.flags = STEP_SAVES_RECORD,
@@ -58,7 +55,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct clone_args 
 	int c;
 
 	*a = (struct clone_args){ .target_lba_size = 512, .image_lba_size = 512 };
-	while ((c = getopt_long(argc, argv, "", clone_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(clone_options), NULL)) != -1) {
 		switch (c) {
 		case 'y': a->yes = true; break;
 		case 'f': a->fingerprint = optarg; break;

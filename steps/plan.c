@@ -13,31 +13,27 @@
 #include "planrun.h"
 #include "size.h"
 
-static const struct option plan_options[] = {
+static const struct step_option plan_options[] = {
 	STEP_OPT_TARGET,
-	STEP_OPT_TARGET_LBA_SIZE,
+	STEP_OPT_TARGET_LBA_SIZE("LBA size of a bare --target count (default 512; 4096 rewrites the GPT in 4 KiB LBAs)"),
 	STEP_OPT_LBA_SIZE,
-	{ "path", required_argument, NULL, 'p' },
-	{ "script", required_argument, NULL, 's' },
-	{ "rehearse", no_argument, NULL, 'r' },
-	{ "scratch", required_argument, NULL, 'S' },
-	STEP_OPT_HOME,
-	{ 0 },
+	{ { "path", required_argument, NULL, 'p' }, "fresh|clone",
+	  "show only path 1 (fresh install + restore) or path 2 (clone with shrink)" },
+	{ { "script", required_argument, NULL, 's' }, "FILE",
+	  "write path 2 as a bash script that checks sizes, serials and the fingerprint\n"
+	  "before each destructive command" },
+	{ { "rehearse", no_argument, NULL, 'r' }, NULL,
+	  "run path 2 on metadata-only sparse copies; the source is never written" },
+	{ { "scratch", required_argument, NULL, 'S' }, "DIR",
+	  "where the rehearsal's sparse copies go (default $TMPDIR, else /var/tmp)" },
+	STEP_OPT_HOME("home of the node's user inside the source (for the re-fetchable sizes)"),
+	STEP_OPTIONS_END,
 };
 
 const struct step step_plan = {
 	.name = "plan",
 	.summary = "both migration paths with exact figures and commands; --rehearse proves path 2 on throwaway copies",
-	.usage = "swaptool plan SOURCE --target SIZE|DEVICE|IMAGE [--path fresh|clone] [--script FILE] [--rehearse [--scratch DIR]]\n"
-		 STEP_USAGE_TARGET
-		 "  --target-lba-size N     LBA size of a bare --target count (default 512; 4096 rewrites the GPT in 4 KiB LBAs)\n"
-		 STEP_USAGE_LBA_SIZE
-		 "  --path fresh|clone      show only path 1 (fresh install + restore) or path 2 (clone with shrink)\n"
-		 "  --script FILE           write path 2 as a bash script that checks sizes, serials and the fingerprint\n"
-		 "                          before each destructive command\n"
-		 "  --rehearse              run path 2 on metadata-only sparse copies; the source is never written\n"
-		 "  --scratch DIR           where the rehearsal's sparse copies go (default $TMPDIR, else /var/tmp)\n"
-		 "  --home DIR              home of the node's user inside the source (for the re-fetchable sizes)\n",
+	.synopsis = "swaptool plan SOURCE --target SIZE|DEVICE|IMAGE [--path fresh|clone] [--script FILE] [--rehearse [--scratch DIR]]\n",
 	.options = plan_options,
 	.run = step_plan_run,
 	.render = step_plan_render,
@@ -62,7 +58,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *
 	int c, r;
 
 	*a = (struct plan_args){ .t = STEP_TARGET_OPTS_INIT };
-	while ((c = getopt_long(argc, argv, "", plan_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(plan_options), NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (!streq(optarg, "fresh") && !streq(optarg, "clone"))

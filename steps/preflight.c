@@ -10,27 +10,28 @@
 
 #include <inttypes.h>
 
-static const struct option preflight_options[] = {
-	STEP_OPT_TARGET,
-	STEP_OPT_TARGET_LBA_SIZE,
-	STEP_OPT_LBA_SIZE,
-	STEP_OPT_HOME,
-	{ "from-dumps", required_argument, NULL, 'D' },
-	{ "target-model", required_argument, NULL, 'M' },
+static const struct step_operand preflight_operands[] = {
+	{ "SOURCE", "NVMe controller (/dev/nvme0), block device or image file" },
 	{ 0 },
+};
+
+static const struct step_option preflight_options[] = {
+	STEP_OPT_TARGET,
+	STEP_OPT_TARGET_LBA_SIZE("LBA size of a bare --target count (default 512)"),
+	STEP_OPT_LBA_SIZE,
+	STEP_OPT_HOME("home of the node's user (default: $SUDO_USER's, else $HOME)"),
+	{ { "from-dumps", required_argument, NULL, 'D' }, "DIR",
+	  "judge the drive from nvme-cli binary dumps (id-ctrl.bin, smart-log.bin...)" },
+	{ { "target-model", required_argument, NULL, 'M' }, "MODEL",
+	  "the target's model, looked up in the drive catalogue" },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_preflight = {
 	.name = "preflight",
 	.summary = "identity, health and class of the source drive; the clone trap, to the byte",
-	.usage = "swaptool preflight SOURCE --target SIZE|DEVICE|IMAGE [options]\n"
-		 "  SOURCE                  NVMe controller (/dev/nvme0), block device or image file\n"
-		 STEP_USAGE_TARGET
-		 "  --target-lba-size N     LBA size of a bare --target count (default 512)\n"
-		 STEP_USAGE_LBA_SIZE
-		 "  --home DIR              home of the node's user (default: $SUDO_USER's, else $HOME)\n"
-		 "  --from-dumps DIR        judge the drive from nvme-cli binary dumps (id-ctrl.bin, smart-log.bin...)\n"
-		 "  --target-model MODEL    the target's model, looked up in the drive catalogue\n",
+	.synopsis = "swaptool preflight SOURCE --target SIZE|DEVICE|IMAGE [options]\n",
+	.operands = preflight_operands,
 	.options = preflight_options,
 	.run = step_preflight_run,
 	.render = step_preflight_render,
@@ -49,7 +50,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_a
 	int c, r;
 
 	*a = (struct preflight_args){ .t = STEP_TARGET_OPTS_INIT };
-	while ((c = getopt_long(argc, argv, "", preflight_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(preflight_options), NULL)) != -1) {
 		switch (c) {
 		case 'D': a->from_dumps = optarg; break;
 		case 'M': a->target_model = optarg; break;
