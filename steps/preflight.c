@@ -193,9 +193,9 @@ static void add_paths(struct ctx *ctx, const struct preflight_args *a, const str
 	json_object_object_add(root, "paths", paths);
 }
 
-static void add_checks(struct record *rec, const struct layout *l)
+/* raw-clone: whether the source fits the target sector for sector */
+static void check_raw_clone(struct record *rec, const struct layout *l)
 {
-	const struct ptable *t = &l->table;
 	const struct lba_geometry *sg = &l->src_geo, *tg = &l->tgt_geo;
 	char b1[32], b2[32];
 	json_object *c;
@@ -212,6 +212,14 @@ static void add_checks(struct record *rec, const struct layout *l)
 				 "a raw clone is invalid: the target has %u-byte LBAs, the source %u-byte; the GPT is in LBAs",
 				 tg->lba_size, sg->lba_size);
 	jset_i64(c, "delta_bytes", l->delta_bytes);
+}
+
+/* partition-table: whether the source's table is consistent */
+static void check_table(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	char b1[32], b2[32];
+	json_object *c;
 
 	if (t->kind == PT_NONE)
 		c = record_check(rec, "partition-table", ST_SKIP, "the source has no partition table");
@@ -226,6 +234,15 @@ static void add_checks(struct record *rec, const struct layout *l)
 				 fmt_thousands(t->kind == PT_GPT ? t->first_usable_lba : 1, b1),
 				 fmt_thousands(t->kind == PT_GPT ? t->last_usable_lba : l->src_geo.last_lba, b2));
 	jset_u64(c, "problems", l->table_problems);
+}
+
+/* gpt-backup-header (and gpt-headers): where the backup header lands on the target */
+static void check_gpt_backup(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	const struct lba_geometry *sg = &l->src_geo, *tg = &l->tgt_geo;
+	char b1[32], b2[32];
+	json_object *c;
 
 	if (t->kind == PT_GPT) {
 		uint64_t src_backup_byte, tgt_last_byte = tg->last_lba * tg->lba_size;
@@ -255,9 +272,17 @@ static void add_checks(struct record *rec, const struct layout *l)
 	} else
 		record_check(rec, SCHEMA_CHECK_GPT_BACKUP_HEADER, ST_SKIP, "the source has %s",
 			     t->kind == PT_DOS ? "an MBR table: no backup header" : "no partition table");
+}
 
-	json_object *crossing = json_object_new_array();
+/* partition-fit: the partitions that end past the target's last usable LBA */
+static void check_partition_fit(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	const struct lba_geometry *tg = &l->tgt_geo;
+	json_object *crossing = json_object_new_array(), *c;
 	_cleanup_free_ char *names = NULL;
+	char b1[32], b2[32];
+
 	for (size_t i = 0; i < t->nparts; i++) {
 		json_object *p;
 		char *n;
@@ -281,6 +306,14 @@ static void add_checks(struct record *rec, const struct layout *l)
 				 fmt_thousands(tg->last_usable_lba, b2));
 	json_object_object_add(c, "partitions", crossing);
 	jset_u64(c, "target_last_usable_lba", tg->last_usable_lba);
+}
+
+/* fs-fit: whether the filesystems fit the target, shrunk where they must be */
+static void check_fs_fit(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	char b1[32], b2[32];
+	json_object *c;
 
 	if (l->fs_clone_possible) {
 		bool shrink = false;
@@ -302,6 +335,12 @@ static void add_checks(struct record *rec, const struct layout *l)
 			     l->fs_clone_why);
 	else
 		record_check(rec, SCHEMA_CHECK_FS_FIT, ST_FAIL, "a filesystem-aware clone is not possible: %s", l->fs_clone_why);
+}
+
+/* lba-format: whether the GPT must be rewritten in other LBAs */
+static void check_lba_format(struct record *rec, const struct layout *l)
+{
+	const struct lba_geometry *sg = &l->src_geo, *tg = &l->tgt_geo;
 
 	if (l->lba_size_differs)
 		record_check(rec, "lba-format", ST_WARN,
@@ -309,8 +348,14 @@ static void add_checks(struct record *rec, const struct layout *l)
 			     tg->lba_size, sg->lba_size);
 	else
 		record_check(rec, "lba-format", ST_PASS, "both use %u-byte LBAs", sg->lba_size);
+}
 
+/* fs-clean: whether each ext filesystem is clean enough to clone */
+static void check_fs_clean(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
 	bool any_ext = false;
+
 	for (size_t i = 0; i < t->nparts; i++) {
 		if (!l->fs[i].is_ext)
 			continue;
@@ -329,6 +374,18 @@ static void add_checks(struct record *rec, const struct layout *l)
 	}
 	if (!any_ext)
 		record_check(rec, "fs-clean", ST_SKIP, "no ext2/3/4 filesystem on the source");
+}
+
+/* The layout's checks, in the order the record lists them. */
+static void add_checks(struct record *rec, const struct layout *l)
+{
+	check_raw_clone(rec, l);
+	check_table(rec, l);
+	check_gpt_backup(rec, l);
+	check_partition_fit(rec, l);
+	check_fs_fit(rec, l);
+	check_lba_format(rec, l);
+	check_fs_clean(rec, l);
 }
 
 int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
