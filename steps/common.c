@@ -32,15 +32,17 @@ static int entry_width(const struct step_option *o)
 /* One line of the block, the help text in column `col`, each of its continuation lines too. */
 static void entry_print(FILE *f, int col, int left, const char *help)
 {
+	const char *p = help;
+
 	fprintf(f, "%*s", col - left, "");
-	for (const char *p = help; *p;) {
+	do {
 		size_t n = strcspn(p, "\n");
 
 		fprintf(f, "%.*s\n", (int)n, p);
 		p += n;
 		if (*p == '\n' && *++p)
 			fprintf(f, "%*s", col + 2, "");
-	}
+	} while (*p);
 }
 
 void step_options_print(FILE *f, const struct step_operand *operands, const struct step_option *t)
