@@ -75,7 +75,8 @@ static void usage(FILE *f)
 
 static void step_usage(const struct step *s)
 {
-	printf("swaptool %s: %s\n\nusage: %s", s->name, s->summary, s->usage);
+	printf("swaptool %s: %s\n\nusage: ", s->name, s->summary);
+	step_usage_print(stdout, s);
 	putchar('\n');
 	globals_step_line(stdout);
 }
@@ -283,43 +284,51 @@ int main(int argc, char **argv)
 	return close_stdout(ctx.step, code);
 }
 
-static int swaptool_main(int argc, char **argv)
+/* The global options out of argv, then what they decide before any step: colour, progress, where
+ * the profile is. 0, or the exit code of a bad option (shown). */
+static int take_options(struct globals *g, int *argc, char **argv)
 {
-	struct globals g = { 0 };
-	struct record rec = { 0 };
-	struct state_lock lock = { .fd = -1 };
-	const struct step *s;
 	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
-	_cleanup_free_ char *perr = NULL;
-	int code, r;
 
-	if (take_globals(&ctx, &g, &argc, argv) != 0) {
+	if (take_globals(&ctx, g, argc, argv) != 0) {
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
 		return ctx.err_code;
 	}
 	/* auto: a terminal that is not "dumb", and no NO_COLOR (no-color.org: set and not empty) */
-	if (g.color == COLOR_AUTO)
+	if (g->color == COLOR_AUTO)
 		ctx.color = isatty(STDOUT_FILENO) && !(no_color && *no_color) && !(term && streq(term, "dumb"));
 	else
-		ctx.color = g.color == COLOR_ALWAYS;
+		ctx.color = g->color == COLOR_ALWAYS;
 	ctx.color = ctx.color && !ctx.json;
 	ctx.progress = isatty(STDERR_FILENO) && !ctx.quiet;
 
 	profile_locate(ctx.profile_path, &profile_owned, &ctx.profile_from);
 	ctx.profile_path = profile_owned;
+	return 0;
+}
 
-	if (g.version) {
-		if (g.verbose) {
-			r = profile_load(ctx.profile_path, &ctx.profile, &perr);
-			version_verbose(&ctx, r < 0 ? perr : NULL);
-		} else if (ctx.json)
-			printf("{\"schema\":\"%s\",\"version\":\"%s\"}\n", RECORD_SCHEMA, SWAPTOOL_VERSION);
-		else
-			printf("swaptool %s\n", SWAPTOOL_VERSION);
-		return 0;
-	}
+/* --version, with --verbose the libraries and the profile too. */
+static int show_version(const struct globals *g)
+{
+	_cleanup_free_ char *perr = NULL;
+	int r;
+
+	if (g->verbose) {
+		r = profile_load(ctx.profile_path, &ctx.profile, &perr);
+		version_verbose(&ctx, r < 0 ? perr : NULL);
+	} else if (ctx.json)
+		printf("{\"schema\":\"%s\",\"version\":\"%s\"}\n", RECORD_SCHEMA, SWAPTOOL_VERSION);
+	else
+		printf("swaptool %s\n", SWAPTOOL_VERSION);
+	return 0;
+}
+
+/* The step argv names into *s, with `swaptool --help`, `swaptool help [STEP]` and `STEP --help`
+ * answered here. -1: run *s; else the exit code (the help shown, or an unknown step). */
+static int pick_step(const struct globals *g, int argc, char **argv, const struct step **s)
+{
 	if (argc < 2) {
-		if (g.help) {
+		if (g->help) {
 			usage(stdout);
 			return 0;
 		}
@@ -333,27 +342,36 @@ static int swaptool_main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		}
-		s = step_find(argv[2]);
-		if (!s) {
+		*s = step_find(argv[2]);
+		if (!*s) {
 			_cleanup_free_ char *msg = xasprintf("unknown step '%s'; 'swaptool --help' lists the steps", argv[2]);
 			out_error(&ctx, EXIT_USAGE, msg);
 			return EXIT_USAGE;
 		}
-		step_usage(s);
+		step_usage(*s);
 		return 0;
 	}
-	s = step_find(argv[1]);
-	if (!s) {
+	*s = step_find(argv[1]);
+	if (!*s) {
 		ctx.step = NULL;
 		ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", argv[1]);
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
 		return EXIT_USAGE;
 	}
-	ctx.step = s->name;
-	if (g.help) {
-		step_usage(s);
+	ctx.step = (*s)->name;
+	if (g->help) {
+		step_usage(*s);
 		return 0;
 	}
+	return -1;
+}
+
+/* What a step needs before it runs: the profile, the state directory, its record, and the state
+ * directory's lock when it saves its record. 0, or the exit code (shown). */
+static int open_step(const struct step *s, struct record *rec, struct state_lock *lock)
+{
+	_cleanup_free_ char *perr = NULL;
+	int r, code;
 
 	r = profile_load(ctx.profile_path, &ctx.profile, &perr);
 	if (r < 0) {
@@ -367,68 +385,96 @@ static int swaptool_main(int argc, char **argv)
 	code = check_trust(&ctx, s);
 	if (code)
 		return code;
-	if (record_init(&rec, s->name) < 0)
+	if (record_init(rec, s->name) < 0)
 		abort();
 
 	/* One writer per state directory, held from before the step's first write to after its record.
 	 * A directory that cannot hold the lock file cannot take the record either: the save says so. */
 	r = (s->flags & STEP_SAVES_RECORD) && !ctx.no_record
-		    ? state_lock_take(&lock, ctx.state_dir, s->name, STATE_LOCK_WAIT_MS) : 0;
+		    ? state_lock_take(lock, ctx.state_dir, s->name, STATE_LOCK_WAIT_MS) : 0;
 	if (r == -EINVAL || r == -EPERM) {
-		out_error(&ctx, EXIT_FAILED, lock.why);
-		code = EXIT_FAILED;
-		goto out;
+		out_error(&ctx, EXIT_FAILED, lock->why);
+		return EXIT_FAILED;
 	}
 	if (r == -EBUSY) {
 		char pid[24] = "unknown";
-		if (lock.holder)
-			snprintf(pid, sizeof(pid), "%ld", (long)lock.holder);
+		if (lock->holder)
+			snprintf(pid, sizeof(pid), "%ld", (long)lock->holder);
 		_cleanup_free_ char *msg = xasprintf(
 			"state directory '%s' is in use by swaptool pid %s (step %s); wait for it to finish, "
 			"or pass --state DIR for a separate run", ctx.state_dir, pid,
-			lock.holder_step[0] ? lock.holder_step : "unknown");
+			lock->holder_step[0] ? lock->holder_step : "unknown");
 		out_error(&ctx, EXIT_FAILED, msg);
-		code = EXIT_FAILED;
-		goto out;
+		return EXIT_FAILED;
 	}
-	optind = 1;
-	opterr = 0;
-	code = s->run(&ctx, argc - 1, argv + 1, &rec);
+	return 0;
+}
+
+/* After run(): its error, or its record saved (when the step saves one) and shown. Returns the
+ * exit code, run()'s `code` unless the record could not be saved. */
+static int step_result(const struct step *s, struct record *rec, int code)
+{
+	int r;
 
 	if (ctx.err_code) {
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
-		code = ctx.err_code;
-	} else {
-		if ((s->flags & STEP_SAVES_RECORD) && !ctx.no_record) {
-			r = record_save(&rec, ctx.state_dir);
-			/* A step that changed nothing still has its result: show it, and say on stderr that it
-			 * was not kept (a non-root user with the root's state directory, a read-only disk).
-			 * plan --rehearse is evidence the report needs, so it fails like the steps that write. */
-			if (r < 0 && (s->flags & STEP_READS_ONLY) && !jget(rec.root, "rehearsal")) {
-				fprintf(stderr, "swaptool %s: warning: cannot write the record to '%s': %s; the result "
-						"is shown but not saved: pass --state DIR with a writable directory to "
-						"keep it, or --no-record\n", s->name, ctx.state_dir, strerror(-r));
-				r = 0;
-			}
-			if (r < 0) {
-				/* restore says itself when the root changed and where its undo is (steps/restore.c) */
-				_cleanup_free_ char *msg = xasprintf("cannot write the record to '%s': %s; pass --state DIR with a "
-								     "writable directory", ctx.state_dir, strerror(-r));
-				out_error(&ctx, EXIT_FAILED, msg);
-				code = EXIT_FAILED;
-				goto out;
-			}
+		return ctx.err_code;
+	}
+	if ((s->flags & STEP_SAVES_RECORD) && !ctx.no_record) {
+		r = record_save(rec, ctx.state_dir);
+		/* A step that changed nothing still has its result: show it, and say on stderr that it
+		 * was not kept (a non-root user with the root's state directory, a read-only disk).
+		 * plan --rehearse is evidence the report needs, so it fails like the steps that write. */
+		if (r < 0 && (s->flags & STEP_READS_ONLY) && !jget(rec->root, "rehearsal")) {
+			fprintf(stderr, "swaptool %s: warning: cannot write the record to '%s': %s; the result "
+					"is shown but not saved: pass --state DIR with a writable directory to "
+					"keep it, or --no-record\n", s->name, ctx.state_dir, strerror(-r));
+			r = 0;
 		}
-		if (ctx.json)
-			out_json(rec.root);
-		else if (s->render)
-			s->render(&ctx, rec.root);
-		else {
-			out_checks(&ctx, rec.root);
-			out_verdict(&ctx, rec.root, "%s", "");
+		if (r < 0) {
+			/* restore says itself when the root changed and where its undo is (steps/restore.c) */
+			_cleanup_free_ char *msg = xasprintf("cannot write the record to '%s': %s; pass --state DIR with a "
+							     "writable directory", ctx.state_dir, strerror(-r));
+			out_error(&ctx, EXIT_FAILED, msg);
+			return EXIT_FAILED;
 		}
 	}
-out:
+	if (ctx.json)
+		out_json(rec->root);
+	else if (s->render)
+		s->render(&ctx, rec->root);
+	else {
+		out_checks(&ctx, rec->root);
+		out_verdict(&ctx, rec->root, "%s", "");
+	}
+	return code;
+}
+
+/* The phases of a run, in order: the global options, --version, the step (or its help), what it
+ * needs, the step itself, its result. */
+static int swaptool_main(int argc, char **argv)
+{
+	struct globals g = { 0 };
+	struct record rec = { 0 };
+	struct state_lock lock = { .fd = -1 };
+	const struct step *s = NULL;
+	int code;
+
+	code = take_options(&g, &argc, argv);
+	if (code)
+		return code;
+	if (g.version)
+		return show_version(&g);
+	code = pick_step(&g, argc, argv, &s);
+	if (code >= 0)
+		return code;
+	code = open_step(s, &rec, &lock);
+	if (code == 0) {
+		optind = 1;
+		opterr = 0;
+		code = s->run(&ctx, argc - 1, argv + 1, &rec);
+		code = step_result(s, &rec, code);
+	}
 	state_lock_release(&lock);
 	record_free(&rec);
 	return code;

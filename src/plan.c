@@ -259,8 +259,8 @@ static void add_shrink(struct plan *p, const struct plan_part *pp)
 			     "what is in use past the new end%s%s%s moves into the target; the source is only read",
 			     pp->number, fmt_thousands(pp->block_count, b[0]), fmt_thousands(pp->new_block_count, b[1]),
 			     pp->block_size, fmt_thousands(pp->new_block_count * pp->block_size, b[2]),
-			     plan_with_cost ? " (" : "", plan_with_cost ? fmt_thousands(pp->past_cut_bytes, b[3]) : "",
-			     plan_with_cost ? " B)" : "");
+			     p->with_cost ? " (" : "", p->with_cost ? fmt_thousands(pp->past_cut_bytes, b[3]) : "",
+			     p->with_cost ? " B)" : "");
 	a->precondition = xasprintf("e2fsck clean; the used blocks below block %" PRIu64 " copied; at least %" PRIu64
 				    " blocks (min_blocks) needed",
 				    pp->new_block_count, pp->min_blocks);
@@ -445,8 +445,6 @@ static void build_clone(struct plan *p)
 /* What a shrink on the way costs: the bytes in use past the new end (resize2fs reads and writes
  * them), of those the file data, and the metadata a rehearsal copies. Unknown (0) when the
  * filesystem cannot be read here. */
-bool plan_with_cost = true;
-
 static void plan_part_cost(const char *path, struct plan_part *pp)
 {
 	struct ext_past past;
@@ -462,11 +460,11 @@ static void plan_part_cost(const char *path, struct plan_part *pp)
 }
 
 int plan_build(const struct layout *l, const struct profile *prof, const char *tgt_spec, const char *tgt_path,
-	       const char *tgt_serial, const char *home, struct plan *p)
+	       const char *tgt_serial, const char *home, unsigned opts, struct plan *p)
 {
 	uint32_t sl = l->src_geo.lba_size, tl = l->tgt_geo.lba_size;
 
-	*p = (struct plan){ 0 };
+	*p = (struct plan){ .with_cost = opts & PLAN_COST };
 	p->src_path = xstrdup(l->src->path);
 	p->src_serial = l->src->serial ? xstrdup(l->src->serial) : NULL;
 	p->src_model = l->src->model ? xstrdup(l->src->model) : NULL;
@@ -518,7 +516,7 @@ int plan_build(const struct layout *l, const struct profile *prof, const char *t
 			pp->new_block_count = fit->new_block_count ? fit->new_block_count : f->ext.block_count;
 			if (pp->new_block_count < pp->block_count)
 				p->needs_shrink = true;
-			if (plan_with_cost)
+			if (p->with_cost)
 				plan_part_cost(l->src->path, pp);
 		}
 	}
@@ -683,7 +681,7 @@ json_object *plan_json(const struct plan *p)
 	jset_bool(clone, "possible", p->clone_possible);
 	jset_str(clone, "why_not", p->clone_possible ? NULL : p->clone_why);
 	jset_bool(clone, "needs_shrink", p->needs_shrink);
-	if (p->clone_possible && plan_with_cost) {
+	if (p->clone_possible && p->with_cost) {
 		json_object *cost = json_object_new_object();
 		uint64_t data, past = plan_past_cut_bytes(p, &data);
 
@@ -847,7 +845,7 @@ char *plan_script(const struct plan *p, const char *swaptool)
 }
 
 int plan_for(struct disk *src, const struct plan_target *t, const struct profile *prof, const char *home,
-	     struct layout *l, struct plan *p, char **why)
+	     unsigned opts, struct layout *l, struct plan *p, char **why)
 {
 	_cleanup_free_ char *w = NULL, *h = NULL;
 	int r = layout_analyze(src, t->bytes, t->lba_size, l, &w);
@@ -856,5 +854,5 @@ int plan_for(struct disk *src, const struct plan_target *t, const struct profile
 		return set_why(why, r, "%s", w ? w : strerror(-r));
 	if (!home && node_home(NULL, &h) == 0)
 		home = h;
-	return plan_build(l, prof, t->spec, t->path, t->serial, home, p);
+	return plan_build(l, prof, t->spec, t->path, t->serial, home, opts, p);
 }

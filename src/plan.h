@@ -92,13 +92,21 @@ struct plan {
 	size_t nfresh;
 	uint64_t refetchable_bytes;  /* 0 when unknown */
 	uint64_t refetch_minutes;
+	bool with_cost;              /* built with PLAN_COST: the parts' past_cut_* and the cost figures hold */
+};
+
+/* What plan_build measures beyond the layout. PLAN_COST: the cost of path 2 (below), which reads
+ * the filesystems (two inode scans, seconds on the incident's disk); clone has no use for it, as
+ * the shrink measures what it moves itself. */
+enum plan_opts {
+	PLAN_COST = 1u << 0,
 };
 
 /* Build the plan from a layout (layout_analyze of the source against the target). `home` is the
  * node user's home inside the source's root filesystem ("/home/nv"), for the re-fetchable sizes;
- * NULL skips them. */
+ * NULL skips them. `opts`: enum plan_opts. */
 int plan_build(const struct layout *l, const struct profile *prof, const char *tgt_spec, const char *tgt_path,
-	       const char *tgt_serial, const char *home, struct plan *p);
+	       const char *tgt_serial, const char *home, unsigned opts, struct plan *p);
 void plan_free(struct plan *p);
 
 /* The target as plan and clone were given it. */
@@ -111,18 +119,15 @@ struct plan_target {
 };
 /* What plan and clone share: the layout of the open source `src` against the target (into *l)
  * and the plan built from it (into *p). `home` NULL: the node user's home (node_home), none when
- * it cannot be told. Reads only. Returns 0 or a negative errno with *why; *l and *p are the
- * caller's to free either way. */
+ * it cannot be told. `opts`: plan_build's. Reads only. Returns 0 or a negative errno with *why; *l
+ * and *p are the caller's to free either way. */
 int plan_for(struct disk *src, const struct plan_target *t, const struct profile *prof, const char *home,
-	     struct layout *l, struct plan *p, char **why);
+	     unsigned opts, struct layout *l, struct plan *p, char **why);
 
 /* The cost of path 2. Bytes in use past the new ends of the filesystems that shrink (what the
  * shrink moves; *data: of them, file data); the scratch space a rehearsal needs; the clone's
- * time in seconds, estimated at PLAN_RATE read and written. */
+ * time in seconds, estimated at PLAN_RATE read and written. Only for a plan built with PLAN_COST. */
 #define PLAN_RATE 1.9e9 /* bytes/s: the write-up's sequential NVMe rate */
-/* plan_build reads the filesystems for these figures (two inode scans, seconds on the incident's
- * disk) unless this is false: clone has no use for them. */
-extern bool plan_with_cost;
 uint64_t plan_past_cut_bytes(const struct plan *p, uint64_t *data);
 uint64_t plan_rehearse_need(const struct plan *p);
 double plan_clone_seconds(const struct plan *p);

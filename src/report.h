@@ -22,7 +22,7 @@ bool report_step_required(const char *step);
  *              or a filesystem-aware clone). The incident's outcome: a finding, not a failed swap.
  *   fail  (1)  no path: neither a raw clone nor any other path
  *   (3)        could not judge (unreadable or hostile input): no verdict, an error record
- * 4 is free: 0/1/2/3/130 are taken (cli/ctx.h).
+ * 4 is free: 0/1/2/3/130 are taken (steps/ctx.h).
  */
 #define REPORT_EXIT_TRAP 4
 #define REPORT_VERDICT_TRAP "trap"

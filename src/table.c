@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Aligned text tables through libsmartcols, into any stream: the steps' output (cli/out.c's
+/* Aligned text tables through libsmartcols, into any stream: the steps' output (steps/out.c's
  * table_print) and the report's text (src/report.c) share one layout. */
 #include "util.h"
 #include "table.h"

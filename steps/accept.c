@@ -9,39 +9,43 @@
 #include "accept.h"
 #include "size.h"
 
-static const struct option accept_options[] = {
-	{ "working-set", required_argument, NULL, 'w' },
-	{ "duration", required_argument, NULL, 'd' },
-	{ "ramp", required_argument, NULL, 'r' },
-	{ "inflight", required_argument, NULL, 'i' },
-	{ "threads", required_argument, NULL, 't' },
-	{ "seq-bytes", required_argument, NULL, 'S' },
-	{ "no-seq", no_argument, NULL, 'N' },
-	{ "sweep", required_argument, NULL, 'W' },
-	{ "force", no_argument, NULL, 'f' },
-	{ "gate", required_argument, NULL, 'g' },
-	{ "seed", required_argument, NULL, 's' },
-	STEP_OPT_HOME,
+static const struct step_operand accept_operands[] = {
+	{ "FILE|DEVICE",
+	  "what to read (the Engram shard, or a block device); opened read-only;\n"
+	  "none: the profile's target_glob, else the whole disk that holds /" },
 	{ 0 },
+};
+
+static const struct step_option accept_options[] = {
+	STEP_OPT_HOME("the node user's home, for '~' in target_glob"),
+	{ { "working-set", required_argument, NULL, 'w' }, "SIZE",
+	  "centered working set (default 98G from the profile)" },
+	{ { "duration", required_argument, NULL, 'd' }, "S",
+	  "measured seconds of each random run, 1-86400 (profile: 15 and 20)" },
+	{ { "ramp", required_argument, NULL, 'r' }, "S", "seconds excluded before measuring (default 2)" },
+	{ { "inflight", required_argument, NULL, 'i' }, "N[,N...]",
+	  "reads in flight of the random runs, 1-4096 (default 16,64)" },
+	{ { "threads", required_argument, NULL, 't' }, "N",
+	  "rings, one per thread, 1-1024 (default: one per core)" },
+	{ { "seq-bytes", required_argument, NULL, 'S' }, "SIZE",
+	  "bytes of the 1 MiB sequential run (default 4G); --no-seq skips it" },
+	{ { "no-seq", no_argument, NULL, 'N' }, NULL, NULL },
+	{ { "sweep", required_argument, NULL, 'W' }, "SIZE,SIZE...",
+	  "also run at these working sets: the collapse curve, with a chart" },
+	{ { "gate", required_argument, NULL, 'g' }, "NAME=COMMAND",
+	  "an engine gate run with sh -c: pass on exit 0 (repeatable)" },
+	{ { "force", no_argument, NULL, 'f' }, NULL,
+	  "measure even when the device is busy (may be serving)" },
+	{ { "seed", required_argument, NULL, 's' }, "N",
+	  "PRNG seed of the offsets (default: random, recorded)" },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_accept = {
 	.name = "accept",
 	.summary = "the new drive against the incident's gates: io_uring 4 KiB O_DIRECT random reads, sequential, engine",
-	.usage = "swaptool accept [FILE|DEVICE] [options]\n"
-		 "  FILE|DEVICE            what to read (the Engram shard, or a block device); opened read-only;\n"
-		 "                         none: the profile's target_glob, else the whole disk that holds /\n"
-		 "  --home DIR             the node user's home, for '~' in target_glob\n"
-		 "  --working-set SIZE     centered working set (default 98G from the profile)\n"
-		 "  --duration S           measured seconds of each random run, 1-86400 (profile: 15 and 20)\n"
-		 "  --ramp S               seconds excluded before measuring (default 2)\n"
-		 "  --inflight N[,N...]    reads in flight of the random runs, 1-4096 (default 16,64)\n"
-		 "  --threads N            rings, one per thread, 1-1024 (default: one per core)\n"
-		 "  --seq-bytes SIZE       bytes of the 1 MiB sequential run (default 4G); --no-seq skips it\n"
-		 "  --sweep SIZE,SIZE...   also run at these working sets: the collapse curve, with a chart\n"
-		 "  --gate NAME=COMMAND    an engine gate run with sh -c: pass on exit 0 (repeatable)\n"
-		 "  --force                measure even when the device is busy (may be serving)\n"
-		 "  --seed N               PRNG seed of the offsets (default: random, recorded)\n",
+	.synopsis = "swaptool accept [FILE|DEVICE] [options]\n",
+	.operands = accept_operands,
 	.options = accept_options,
 	.run = step_accept_run,
 	.render = step_accept_render,
@@ -124,7 +128,7 @@ static int parse_args(struct ctx *ctx, struct accept *a, int argc, char **argv)
 	uint64_t v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", accept_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(accept_options), NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			if (size_parse(optarg, 512, &o->working_set, &why) < 0 || o->working_set < ACCEPT_MIN_WS)

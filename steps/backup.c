@@ -15,24 +15,22 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
-static const struct option backup_options[] = {
-	STEP_OPT_HOME,
-	STEP_OPT_ROOT,
-	{ "out", required_argument, NULL, 'o' },
-	{ "copy-to", required_argument, NULL, 'c' },
-	{ "skip-unreadable", no_argument, NULL, 's' },
-	{ 0 },
+static const struct step_option backup_options[] = {
+	STEP_OPT_HOME("home of the node's user, as the node sees it (default: $SUDO_USER's, else $HOME)"),
+	STEP_OPT_ROOT("read the backup set under DIR instead of / (offline or demo trees)"),
+	{ { "out", required_argument, NULL, 'o' }, "FILE",
+	  "the tarball (default ~/HOST-swap-backup-YYYYMMDD/HOST-config.tar.gz)" },
+	{ { "copy-to", required_argument, NULL, 'c' }, "DIR",
+	  "also copy it into DIR (off the drive being replaced), synced and hash-checked" },
+	{ { "skip-unreadable", no_argument, NULL, 's' }, NULL,
+	  "record unreadable files as skipped instead of failing (exit 3)" },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_backup = {
 	.name = "backup",
 	.summary = "the node's irreplaceable config (controller.key, ~/.ssh, netplan, fstab, hosts) as a verified tarball",
-	.usage = "swaptool backup [--home DIR] [--root DIR] [--out FILE] [--copy-to DIR] [--skip-unreadable]\n"
-		 "  --home DIR          home of the node's user, as the node sees it (default: $SUDO_USER's, else $HOME)\n"
-		 "  --root DIR          read the backup set under DIR instead of / (offline or demo trees)\n"
-		 "  --out FILE          the tarball (default ~/HOST-swap-backup-YYYYMMDD/HOST-config.tar.gz)\n"
-		 "  --copy-to DIR       also copy it into DIR (off the drive being replaced), synced and hash-checked\n"
-		 "  --skip-unreadable   record unreadable files as skipped instead of failing (exit 3)\n",
+	.synopsis = "swaptool backup [--home DIR] [--root DIR] [--out FILE] [--copy-to DIR] [--skip-unreadable]\n",
 	.options = backup_options,
 	.run = step_backup_run,
 	.render = step_backup_render,
@@ -233,7 +231,7 @@ static int backup_args(struct ctx *ctx, int argc, char **argv, struct backup_job
 	struct stat st;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", backup_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(backup_options), NULL)) != -1) {
 		switch (c) {
 		case 'H': j->home_opt = optarg; break;
 		case 'r': j->root = optarg; break;

@@ -15,24 +15,21 @@
 #include "planrun.h"
 #include "size.h"
 
-static const struct option clone_options[] = {
-	{ "yes", no_argument, NULL, 'y' },
-	{ "fingerprint", required_argument, NULL, 'f' },
-	STEP_OPT_TARGET_LBA_SIZE,
+static const struct step_option clone_options[] = {
+	{ { "yes", no_argument, NULL, 'y' }, NULL, "required: the whole target is overwritten" },
+	{ { "fingerprint", required_argument, NULL, 'f' }, "HEX",
+	  "the plan's fingerprint; default: the one 'swaptool plan' saved for SOURCE" },
+	STEP_OPT_TARGET_LBA_SIZE("LBA size of an image-file TARGET (default 512)"),
 	STEP_OPT_LBA_SIZE,
-	{ 0 },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_clone = {
 	.name = "clone",
 	.summary = "path 2 on the disks: used-block copy, shrink on the way, new GPT, check (the source is only read)",
-	.usage = "swaptool clone SOURCE TARGET --yes [--fingerprint HEX]\n"
-		 "  --yes                   required: the whole target is overwritten\n"
-		 "  --fingerprint HEX       the plan's fingerprint; default: the one 'swaptool plan' saved for SOURCE\n"
-		 "  --target-lba-size N     LBA size of an image-file TARGET (default 512)\n"
-		 STEP_USAGE_LBA_SIZE
-		 "exit: 0 done and verified, 1 a check of the result failed, 3 refused or failed, 130 interrupted\n",
+	.synopsis = "swaptool clone SOURCE TARGET --yes [--fingerprint HEX]\n",
 	.options = clone_options,
+	.notes = "exit: 0 done and verified, 1 a check of the result failed, 3 refused or failed, 130 interrupted\n",
 	.run = step_clone_run,
 	.render = step_clone_render,
 	.flags = STEP_SAVES_RECORD,
@@ -56,7 +53,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct clone_args 
 	int c;
 
 	*a = (struct clone_args){ .target_lba_size = 512, .image_lba_size = 512 };
-	while ((c = getopt_long(argc, argv, "", clone_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(clone_options), NULL)) != -1) {
 		switch (c) {
 		case 'y': a->yes = true; break;
 		case 'f': a->fingerprint = optarg; break;
@@ -226,132 +223,178 @@ static int drive_vanished(struct ctx *ctx, const struct clone_args *a, const cha
 	return -1;
 }
 
-int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+/* The options and the refusals before anything is read: no --yes, no target, a target that is the
+ * source or overlaps it. 0 or the exit code. */
+static int clone_args(struct ctx *ctx, int argc, char **argv, struct clone_args *a)
 {
-	struct clone_args a;
-	_cleanup_(disk_closep) struct disk src = { .fd = -1 };
-	_cleanup_free_ char *key = NULL, *why = NULL, *src_name = NULL, *tgt_name = NULL;
-	struct layout l = { 0 };
-	struct plan p = { 0 };
-	struct plan_env env = { 0 };
-	struct clone_ui ui = { .ctx = ctx, .rec = rec };
-	struct sigaction sa = { .sa_handler = on_sigint }, old, oldterm;
-	json_object *cj;
-	bool fp_checked;
+	_cleanup_free_ char *why = NULL;
 	int r;
 
-	r = parse_args(ctx, argc, argv, &a);
+	r = parse_args(ctx, argc, argv, a);
 	if (r)
 		return r;
-	if (!a.yes)
+	if (!a->yes)
 		return ctx_error(ctx, EXIT_FAILED,
 				 "refusing to write '%s' without --yes: clone overwrites the whole target; read 'swaptool plan "
 				 "%s --target %s' first",
-				 a.target, a.source, a.target);
-	if (access(a.target, F_OK) != 0)
+				 a->target, a->source, a->target);
+	if (access(a->target, F_OK) != 0)
 		return ctx_error(ctx, EXIT_FAILED, "the target '%s' does not exist; name the new drive (or create the image "
-						   "at its exact size)", a.target);
-	r = plan_overlaps(a.source, a.target, &why);
+						   "at its exact size)", a->target);
+	r = plan_overlaps(a->source, a->target, &why);
 	if (r > 0)
 		return ctx_error(ctx, EXIT_FAILED, "the target '%s' is the source '%s' or overlaps it (%s); name the new drive",
-				 a.target, a.source, why);
+				 a->target, a->source, why);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "cannot tell whether the target '%s' overlaps the source '%s': %s",
-				 a.target, a.source, why ? why : strerror(-r));
-	plan_with_cost = false; /* the shrink measures what it moves itself */
-	r = step_plan_for(ctx, a.source, a.image_lba_size, a.target, a.target_lba_size, NULL, &src, &l, &p);
+				 a->target, a->source, why ? why : strerror(-r));
+	return 0;
+}
+
+/* The plan for these disks, possible and the one the operator agreed to (*fp_checked: by its
+ * fingerprint). 0 or the exit code; *l and *p are the caller's to free either way. */
+static int clone_plan(struct ctx *ctx, const struct clone_args *a, struct layout *l, struct plan *p, bool *fp_checked)
+{
+	_cleanup_(disk_closep) struct disk src = { .fd = -1 };
+	_cleanup_free_ char *key = NULL;
+	int r;
+
+	/* no PLAN_COST: the shrink measures what it moves itself */
+	r = step_plan_for(ctx, a->source, a->image_lba_size, a->target, a->target_lba_size, NULL, 0, &src, l, p);
 	if (r == 0 && src.fd >= 0)
 		(void)ident_key_fd(src.fd, &key);
 	disk_close(&src);
 	if (r)
-		goto out;
-	if (!p.clone_possible) {
-		r = ctx_error(ctx, EXIT_FAILED, "path 2 is not possible: %s; follow path 1 of 'swaptool plan'", p.clone_why);
-		goto out;
-	}
-	r = expected_fingerprint(ctx, &a, &p, key, &fp_checked);
-	if (r)
-		goto out;
-	src_name = block_name(a.source);
-	tgt_name = block_name(a.target);
+		return r;
+	if (!p->clone_possible)
+		return ctx_error(ctx, EXIT_FAILED, "path 2 is not possible: %s; follow path 1 of 'swaptool plan'", p->clone_why);
+	return expected_fingerprint(ctx, a, p, key, fp_checked);
+}
+
+/* plan_apply with SIGINT and SIGTERM caught, its actions into ui->actions. 0 or the exit code of
+ * a clone that failed, was refused or interrupted (ui->actions freed then). */
+static int clone_apply(struct ctx *ctx, const struct clone_args *a, struct plan *p, struct clone_ui *ui,
+		       const char *src_name, const char *tgt_name)
+{
+	struct plan_env env = { 0 };
+	struct sigaction sa = { .sa_handler = on_sigint }, old, oldterm;
+	int r, code, gone_code = -1;
+
 	stop_flag = 0;
 	sigaction(SIGINT, &sa, &old);
 	/* SIGTERM stops the clone the same way: the tools it runs stop, the composite file of the
 	 * shrink is unmounted, and the message says where the target stands */
 	sigaction(SIGTERM, &sa, &oldterm);
-	ui.actions = json_object_new_array();
-	env.src = a.source;
-	env.tgt = a.target;
+	ui->actions = json_object_new_array();
+	env.src = a->source;
+	env.tgt = a->target;
 	env.copy.progress = clone_progress;
-	env.copy.ud = &ui;
+	env.copy.ud = ui;
 	env.copy.stop = &stop_flag;
 	env.start = clone_start;
 	env.done = clone_done;
-	env.ud = &ui;
-	r = plan_apply(&p, &env);
+	env.ud = ui;
+	r = plan_apply(p, &env);
 	sigaction(SIGINT, &old, NULL);
 	sigaction(SIGTERM, &oldterm, NULL);
 	out_progress_end(ctx);
+	if (r >= 0)
+		return 0;
 
-	if (r < 0) {
-		int code = r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED;
-		int gone_code = -1;
-
-		if (r != -EINTR)
-			gone_code = drive_vanished(ctx, &a, src_name, tgt_name, env.why ?: strerror(-r),
-						   env.target_touched ? "the target carries no table until a clone finishes"
-								      : "nothing was written to the target");
-
-		json_object_put(ui.actions);
-		if (gone_code >= 0) {
-			free(env.why);
-			r = gone_code;
-			goto out;
-		}
-		r = ctx_error(ctx, code, "%s%s%s", env.why ? env.why : strerror(-r),
-			      env.refusal ? " (nothing was written)" : "",
-			      !env.refusal && env.target_touched && r != -EINTR
-				      ? "; the target carries no table until a clone finishes: rerun it to start over"
-				      : "");
+	code = r == -EINTR ? EXIT_INTERRUPTED : EXIT_FAILED;
+	if (r != -EINTR)
+		gone_code = drive_vanished(ctx, a, src_name, tgt_name, env.why ?: strerror(-r),
+					   env.target_touched ? "the target carries no table until a clone finishes"
+							      : "nothing was written to the target");
+	json_object_put(ui->actions);
+	if (gone_code >= 0) {
 		free(env.why);
-		goto out;
+		return gone_code;
 	}
-	cj = json_object_new_object();
-	jset_str(cj, "source", a.source);
-	jset_str(cj, "target", a.target);
-	jset_str(cj, "fingerprint", p.fingerprint);
+	r = ctx_error(ctx, code, "%s%s%s", env.why ? env.why : strerror(-r), env.refusal ? " (nothing was written)" : "",
+		      !env.refusal && env.target_touched && r != -EINTR
+			      ? "; the target carries no table until a clone finishes: rerun it to start over"
+			      : "");
+	free(env.why);
+	return r;
+}
+
+/* The clone and its plan into the record. */
+static void record_clone(struct record *rec, const struct clone_args *a, const struct plan *p, json_object *actions,
+			 bool fp_checked)
+{
+	json_object *cj = json_object_new_object();
+
+	jset_str(cj, "source", a->source);
+	jset_str(cj, "target", a->target);
+	jset_str(cj, "fingerprint", p->fingerprint);
 	jset_bool(cj, "fingerprint_from_plan", fp_checked);
 	jset_bool(cj, "source_written", false);
-	json_object_object_add(cj, "actions", ui.actions);
+	json_object_object_add(cj, "actions", actions);
 	json_object_object_add(rec->root, "clone", cj);
-	json_object_object_add(rec->root, "plan", plan_json(&p));
-	jset_str(rec->root, "fingerprint", p.fingerprint);
-	{
-		json_object *checks = json_object_new_array();
-		bool ok;
-		size_t n;
+	json_object_object_add(rec->root, "plan", plan_json(p));
+	jset_str(rec->root, "fingerprint", p->fingerprint);
+}
 
-		plan_verify_target(&p, a.target, checks, &ok);
-		r = ok ? -1 : drive_vanished(ctx, &a, src_name, tgt_name, "reading the target back failed",
-						     "the target was written but not read back");
-		if (r >= 0) {
-			json_object_put(checks);
-			goto out;
-		}
-		n = json_object_array_length(checks);
-		for (size_t i = 0; i < n; i++) {
-			json_object *c = json_object_array_get_idx(checks, i);
-			enum status st = ST_FAIL;
+/* The target read back against the plan, its checks into the record. -1, or the exit code when a
+ * drive vanished meanwhile. */
+static int clone_verify(struct ctx *ctx, struct record *rec, const struct clone_args *a, const struct plan *p,
+			const char *src_name, const char *tgt_name)
+{
+	json_object *checks = json_object_new_array();
+	bool ok;
+	size_t n;
+	int r;
 
-			status_parse(jget_str(c, "status"), &st);
-			json_object *rc = record_check(rec, jget_str(c, "id"), st, "%s", jget_str(c, "summary"));
-			if (jget(c, "backup_header_lba")) {
-				jset_u64(rc, "backup_header_lba", jget_u64(c, "backup_header_lba"));
-				jset_u64(rc, "target_last_lba", jget_u64(c, "target_last_lba"));
-			}
-		}
+	plan_verify_target(p, a->target, checks, &ok);
+	r = ok ? -1 : drive_vanished(ctx, a, src_name, tgt_name, "reading the target back failed",
+				     "the target was written but not read back");
+	if (r >= 0) {
 		json_object_put(checks);
+		return r;
 	}
+	n = json_object_array_length(checks);
+	for (size_t i = 0; i < n; i++) {
+		json_object *c = json_object_array_get_idx(checks, i);
+		enum status st = ST_FAIL;
+
+		status_parse(jget_str(c, "status"), &st);
+		json_object *rc = record_check(rec, jget_str(c, "id"), st, "%s", jget_str(c, "summary"));
+		if (jget(c, "backup_header_lba")) {
+			jset_u64(rc, "backup_header_lba", jget_u64(c, "backup_header_lba"));
+			jset_u64(rc, "target_last_lba", jget_u64(c, "target_last_lba"));
+		}
+	}
+	json_object_put(checks);
+	return -1;
+}
+
+/* The phases, in order: the options and refusals, the plan, the clone, the record, the read-back. */
+int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
+{
+	struct clone_args a;
+	_cleanup_free_ char *src_name = NULL, *tgt_name = NULL;
+	struct layout l = { 0 };
+	struct plan p = { 0 };
+	struct clone_ui ui = { .ctx = ctx, .rec = rec };
+	bool fp_checked = false;
+	int r;
+
+	r = clone_args(ctx, argc, argv, &a);
+	if (r)
+		return r;
+	r = clone_plan(ctx, &a, &l, &p, &fp_checked);
+	if (r)
+		goto out;
+	src_name = block_name(a.source);
+	tgt_name = block_name(a.target);
+	r = clone_apply(ctx, &a, &p, &ui, src_name, tgt_name);
+	if (r)
+		goto out;
+	record_clone(rec, &a, &p, ui.actions, fp_checked);
+	r = clone_verify(ctx, rec, &a, &p, src_name, tgt_name);
+	if (r >= 0)
+		goto out;
 	record_finish(rec);
 	r = record_exit_code(rec);
 out:

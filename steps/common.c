@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Helpers the steps share: option parsing (LBA sizes, --target, --map-user,
- * --root) and opening the source. */
+/* Helpers the steps share: the option tables for getopt_long and the usage, option parsing (LBA
+ * sizes, --target and its companions, --map-user, --root) and opening the source. */
 #include "steps.h"
 #include "disk.h"
 #include "size.h"
@@ -8,6 +8,73 @@
 
 #include <inttypes.h>
 #include <sys/stat.h>
+
+const struct option *step_getopt(const struct step_option *t)
+{
+	static struct option buf[STEP_OPTIONS_MAX + 1];
+	size_t n = 0;
+
+	for (; t[n].opt.name; n++) {
+		if (n == STEP_OPTIONS_MAX)
+			abort(); /* a step with more options than the buffer: raise STEP_OPTIONS_MAX */
+		buf[n] = t[n].opt;
+	}
+	buf[n] = (struct option){ 0 };
+	return buf;
+}
+
+/* "--name ARG": how wide an option's name is in the block, after the indent */
+static int entry_width(const struct step_option *o)
+{
+	return 2 + (int)strlen(o->opt.name) + (o->arg ? 1 + (int)strlen(o->arg) : 0);
+}
+
+/* One line of the block, the help text in column `col`, each of its continuation lines too. */
+static void entry_print(FILE *f, int col, int left, const char *help)
+{
+	const char *p = help;
+
+	fprintf(f, "%*s", col - left, "");
+	do {
+		size_t n = strcspn(p, "\n");
+
+		fprintf(f, "%.*s\n", (int)n, p);
+		p += n;
+		if (*p == '\n' && *++p)
+			fprintf(f, "%*s", col + 2, "");
+	} while (*p);
+}
+
+void step_options_print(FILE *f, const struct step_operand *operands, const struct step_option *t)
+{
+	int col = 0;
+
+	for (const struct step_operand *a = operands; a && a->name; a++)
+		if ((int)strlen(a->name) > col)
+			col = (int)strlen(a->name);
+	for (const struct step_option *o = t; o->opt.name; o++)
+		if (o->help && entry_width(o) > col)
+			col = entry_width(o);
+	col += 2;
+	for (const struct step_operand *a = operands; a && a->name; a++) {
+		fprintf(f, "  %s", a->name);
+		entry_print(f, col, (int)strlen(a->name), a->help);
+	}
+	for (const struct step_option *o = t; o->opt.name; o++) {
+		if (!o->help)
+			continue;
+		fprintf(f, "  --%s%s%s", o->opt.name, o->arg ? " " : "", o->arg ? o->arg : "");
+		entry_print(f, col, entry_width(o), o->help);
+	}
+}
+
+void step_usage_print(FILE *f, const struct step *s)
+{
+	fputs(s->synopsis, f);
+	step_options_print(f, s->operands, s->options);
+	if (s->notes)
+		fputs(s->notes, f);
+}
 
 int step_bad_option(struct ctx *ctx, int argc, char **argv)
 {
@@ -47,6 +114,31 @@ int step_check_root(struct ctx *ctx, const char *root)
 
 	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
 		return ctx_error(ctx, EXIT_USAGE, "the root '%s' is not a directory; pass --root DIR", root);
+	return 0;
+}
+
+int step_target_option(struct ctx *ctx, int c, const char *v, struct step_target_opts *t)
+{
+	switch (c) {
+	case 't':
+		t->spec = v;
+		return 0;
+	case 'T':
+		return step_parse_lba_size(ctx, "--target-lba-size", v, &t->lba_size) ? EXIT_USAGE : 0;
+	case 'I':
+		return step_parse_lba_size(ctx, "--lba-size", v, &t->image_lba_size) ? EXIT_USAGE : 0;
+	case 'H':
+		t->home = v;
+		return 0;
+	}
+	return -1;
+}
+
+int step_target_given(struct ctx *ctx, const struct step_target_opts *t)
+{
+	if (!t->spec)
+		return ctx_error(ctx, EXIT_USAGE,
+				 "no --target given: a size (2000398934016, 3907029168s, 2TB) or a device or image");
 	return 0;
 }
 

@@ -8,15 +8,20 @@
 #include <inttypes.h>
 #include <math.h>
 
-static const struct option compare_options[] = {
+static const struct step_operand compare_operands[] = {
+	{ "A.json, B.json", "accept records (STATE/accept.json) or signed reports (report.json)" },
 	{ 0 },
+};
+
+static const struct step_option compare_options[] = {
+	STEP_OPTIONS_END,
 };
 
 const struct step step_compare = {
 	.name = "compare",
 	.summary = "two accept results side by side (candidate vs reference node), with B/A ratios and gates",
-	.usage = "swaptool compare A.json B.json\n"
-		 "  A.json, B.json  accept records (STATE/accept.json) or signed reports (report.json)\n",
+	.synopsis = "swaptool compare A.json B.json\n",
+	.operands = compare_operands,
 	.options = compare_options,
 	.run = step_compare_run,
 	.render = step_compare_render,
@@ -157,7 +162,7 @@ int step_compare_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	json_object *da = NULL, *db = NULL, *a, *b, *runs, *gates, *names;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", compare_options, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "", step_getopt(compare_options), NULL)) != -1)
 		return step_bad_option(ctx, argc, argv);
 	if (optind + 2 != argc)
 		return ctx_error(ctx, EXIT_USAGE, "compare takes two files: A.json B.json (accept records or reports); "

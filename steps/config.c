@@ -2,23 +2,27 @@
 /* config: a read-only view of the profile in force (it has no data of its own). */
 #include "steps.h"
 
-static const struct option config_options[] = {
-	{ 0 },
+static const struct step_option config_options[] = {
+	STEP_OPTIONS_END,
 };
 
 const struct step step_config = {
-	"config", "the profile in force, where it comes from, and its values",
-	"swaptool config\n"
-	"  the profile is --profile FILE, else $SWAPTOOL_PROFILE, else SYSCONFDIR/swaptool/profile.ini when it\n"
-	"  exists ($SWAPTOOL_SYSCONFDIR replaces SYSCONFDIR), else the built-in one (swaptool-profile(5))\n",
-	config_options, step_config_run, step_config_render, 0,
+	.name = "config",
+	.summary = "the profile in force, where it comes from, and its values",
+	.synopsis = "swaptool config\n",
+	.options = config_options,
+	.notes = "  the profile is --profile FILE, else $SWAPTOOL_PROFILE, else SYSCONFDIR/swaptool/profile.ini when it\n"
+		 "  exists ($SWAPTOOL_SYSCONFDIR replaces SYSCONFDIR), else the built-in one (swaptool-profile(5))\n",
+	.run = step_config_run,
+	.render = step_config_render,
+	.flags = 0,
 };
 
 int step_config_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	json_object *p;
 
-	if (getopt_long(argc, argv, "", config_options, NULL) != -1)
+	if (getopt_long(argc, argv, "", step_getopt(config_options), NULL) != -1)
 		return step_bad_option(ctx, argc, argv);
 	if (optind < argc)
 		return ctx_error(ctx, EXIT_USAGE, "config takes no arguments ('%s'); see 'swaptool help config'",

@@ -10,20 +10,25 @@
 #include <inttypes.h>
 #include <math.h>
 
-static const struct option fleet_options[] = {
-	{ "reference", required_argument, NULL, 'r' },
+static const struct step_operand fleet_operands[] = {
+	{ "RECORD", "preflight or accept records (STATE/STEP.json), report records or report.json" },
 	{ 0 },
+};
+
+static const struct step_option fleet_options[] = {
+	{ { "reference", required_argument, NULL, 'r' }, "HOST",
+	  "the node the others' accept figures are divided by (default: the first\n"
+	  "node whose accept passed)" },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_fleet = {
 	.name = "fleet",
 	.summary = "many nodes in one view: drive class, delta, path, accept figures against a reference, gates",
-	.usage = "swaptool fleet RECORD... [--reference HOST]\n"
-		 "  RECORD            preflight or accept records (STATE/STEP.json), report records or report.json\n"
-		 "  --reference HOST  the node the others' accept figures are divided by (default: the first\n"
-		 "                    node whose accept passed)\n"
-		 "exit: 0 every node passes, 1 a node failed a step, 2 usage, 3 unreadable or malformed input\n",
+	.synopsis = "swaptool fleet RECORD... [--reference HOST]\n",
+	.operands = fleet_operands,
 	.options = fleet_options,
+	.notes = "exit: 0 every node passes, 1 a node failed a step, 2 usage, 3 unreadable or malformed input\n",
 	.run = step_fleet_run,
 	.render = step_fleet_render,
 	.flags = 0,
@@ -248,7 +253,7 @@ int step_fleet_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	json_object *names, *nodes, *r_o;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", fleet_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(fleet_options), NULL)) != -1) {
 		if (c == 'r' && *optarg)
 			refname = optarg;
 		else

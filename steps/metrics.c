@@ -11,17 +11,23 @@
 #include <math.h>
 #include <time.h>
 
-static const struct option metrics_options[] = {
-	{ "out", required_argument, NULL, 'o' },
+static const struct step_operand metrics_operands[] = {
+	{ "RECORD",
+	  "preflight or accept records (STATE/STEP.json), report records or report.json, of any nodes" },
 	{ 0 },
+};
+
+static const struct step_option metrics_options[] = {
+	{ { "out", required_argument, NULL, 'o' }, "FILE",
+	  "write FILE atomically, mode 0644 (e.g. in node_exporter's textfile directory)" },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_metrics = {
 	.name = "metrics",
 	.summary = "records and reports as node_exporter textfile metrics (Prometheus text format)",
-	.usage = "swaptool metrics RECORD... [--out FILE]\n"
-		 "  RECORD      preflight or accept records (STATE/STEP.json), report records or report.json, of any nodes\n"
-		 "  --out FILE  write FILE atomically, mode 0644 (e.g. in node_exporter's textfile directory)\n",
+	.synopsis = "swaptool metrics RECORD... [--out FILE]\n",
+	.operands = metrics_operands,
 	.options = metrics_options,
 	.run = step_metrics_run,
 	.render = step_metrics_render,
@@ -372,7 +378,7 @@ int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	FILE *f;
 	int c, r = 0;
 
-	while ((c = getopt_long(argc, argv, "", metrics_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(metrics_options), NULL)) != -1) {
 		if (c == 'o' && *optarg)
 			out = optarg;
 		else

@@ -13,31 +13,27 @@
 #include "planrun.h"
 #include "size.h"
 
-static const struct option plan_options[] = {
+static const struct step_option plan_options[] = {
 	STEP_OPT_TARGET,
-	STEP_OPT_TARGET_LBA_SIZE,
+	STEP_OPT_TARGET_LBA_SIZE("LBA size of a bare --target count (default 512; 4096 rewrites the GPT in 4 KiB LBAs)"),
 	STEP_OPT_LBA_SIZE,
-	{ "path", required_argument, NULL, 'p' },
-	{ "script", required_argument, NULL, 's' },
-	{ "rehearse", no_argument, NULL, 'r' },
-	{ "scratch", required_argument, NULL, 'S' },
-	STEP_OPT_HOME,
-	{ 0 },
+	{ { "path", required_argument, NULL, 'p' }, "fresh|clone",
+	  "show only path 1 (fresh install + restore) or path 2 (clone with shrink)" },
+	{ { "script", required_argument, NULL, 's' }, "FILE",
+	  "write path 2 as a bash script that checks sizes, serials and the fingerprint\n"
+	  "before each destructive command" },
+	{ { "rehearse", no_argument, NULL, 'r' }, NULL,
+	  "run path 2 on metadata-only sparse copies; the source is never written" },
+	{ { "scratch", required_argument, NULL, 'S' }, "DIR",
+	  "where the rehearsal's sparse copies go (default $TMPDIR, else /var/tmp)" },
+	STEP_OPT_HOME("home of the node's user inside the source (for the re-fetchable sizes)"),
+	STEP_OPTIONS_END,
 };
 
 const struct step step_plan = {
 	.name = "plan",
 	.summary = "both migration paths with exact figures and commands; --rehearse proves path 2 on throwaway copies",
-	.usage = "swaptool plan SOURCE --target SIZE|DEVICE|IMAGE [--path fresh|clone] [--script FILE] [--rehearse [--scratch DIR]]\n"
-		 STEP_USAGE_TARGET
-		 "  --target-lba-size N     LBA size of a bare --target count (default 512; 4096 rewrites the GPT in 4 KiB LBAs)\n"
-		 STEP_USAGE_LBA_SIZE
-		 "  --path fresh|clone      show only path 1 (fresh install + restore) or path 2 (clone with shrink)\n"
-		 "  --script FILE           write path 2 as a bash script that checks sizes, serials and the fingerprint\n"
-		 "                          before each destructive command\n"
-		 "  --rehearse              run path 2 on metadata-only sparse copies; the source is never written\n"
-		 "  --scratch DIR           where the rehearsal's sparse copies go (default $TMPDIR, else /var/tmp)\n"
-		 "  --home DIR              home of the node's user inside the source (for the re-fetchable sizes)\n",
+	.synopsis = "swaptool plan SOURCE --target SIZE|DEVICE|IMAGE [--path fresh|clone] [--script FILE] [--rehearse [--scratch DIR]]\n",
 	.options = plan_options,
 	.run = step_plan_run,
 	.render = step_plan_render,
@@ -52,27 +48,18 @@ static void on_stop(int sig)
 }
 
 struct plan_args {
-	const char *source, *target_spec, *script, *scratch, *home, *path;
-	uint32_t target_lba_size, image_lba_size;
+	const char *source, *script, *scratch, *path;
+	struct step_target_opts t;
 	bool rehearse;
 };
 
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *a)
 {
-	int c;
+	int c, r;
 
-	*a = (struct plan_args){ .target_lba_size = 512, .image_lba_size = 512 };
-	while ((c = getopt_long(argc, argv, "", plan_options, NULL)) != -1) {
+	*a = (struct plan_args){ .t = STEP_TARGET_OPTS_INIT };
+	while ((c = getopt_long(argc, argv, "", step_getopt(plan_options), NULL)) != -1) {
 		switch (c) {
-		case 't': a->target_spec = optarg; break;
-		case 'T':
-			if (step_parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
-				return EXIT_USAGE;
-			break;
-		case 'I':
-			if (step_parse_lba_size(ctx, "--lba-size", optarg, &a->image_lba_size))
-				return EXIT_USAGE;
-			break;
 		case 'p':
 			if (!streq(optarg, "fresh") && !streq(optarg, "clone"))
 				return ctx_error(ctx, EXIT_USAGE, "bad --path '%s': fresh or clone", optarg);
@@ -81,8 +68,12 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *
 		case 's': a->script = optarg; break;
 		case 'r': a->rehearse = true; break;
 		case 'S': a->scratch = optarg; break;
-		case 'H': a->home = optarg; break;
-		default: return step_bad_option(ctx, argc, argv);
+		default:
+			r = step_target_option(ctx, c, optarg, &a->t);
+			if (r < 0)
+				return step_bad_option(ctx, argc, argv);
+			if (r)
+				return r;
 		}
 	}
 	if (optind >= argc)
@@ -91,16 +82,16 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *
 	a->source = argv[optind++];
 	if (optind < argc)
 		return ctx_error(ctx, EXIT_USAGE, "unexpected argument '%s'; see 'swaptool help plan'", argv[optind]);
-	if (!a->target_spec)
-		return ctx_error(ctx, EXIT_USAGE,
-				 "no --target given: a size (2000398934016, 3907029168s, 2TB) or a device or image");
+	r = step_target_given(ctx, &a->t);
+	if (r)
+		return r;
 	if (a->rehearse && a->path && streq(a->path, "fresh"))
 		return ctx_error(ctx, EXIT_USAGE, "--rehearse proves path 2 (clone); it cannot go with --path fresh");
 	return 0;
 }
 
 int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
-		  const char *home, struct disk *src, struct layout *l, struct plan *p)
+		  const char *home, unsigned opts, struct disk *src, struct layout *l, struct plan *p)
 {
 	_cleanup_(disk_closep) struct disk tgt = { .fd = -1 };
 	_cleanup_free_ char *why = NULL;
@@ -117,7 +108,7 @@ int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const
 	r = step_open_source(ctx, source, image_lba, src);
 	if (r)
 		return r;
-	r = plan_for(src, &t, ctx->profile, home, l, p, &why);
+	r = plan_for(src, &t, ctx->profile, home, opts, l, p, &why);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
 	return 0;
@@ -301,7 +292,7 @@ int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	r = parse_args(ctx, argc, argv, &a);
 	if (r)
 		return r;
-	r = step_plan_for(ctx, a.source, a.image_lba_size, a.target_spec, a.target_lba_size, a.home, &src, &l, &p);
+	r = step_plan_for(ctx, a.source, a.t.image_lba_size, a.t.spec, a.t.lba_size, a.t.home, PLAN_COST, &src, &l, &p);
 	if (r == 0) {
 		record_plan(rec, &a, &src, &p);
 		record_paths(rec, &p);

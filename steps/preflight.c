@@ -10,27 +10,28 @@
 
 #include <inttypes.h>
 
-static const struct option preflight_options[] = {
-	STEP_OPT_TARGET,
-	STEP_OPT_TARGET_LBA_SIZE,
-	STEP_OPT_LBA_SIZE,
-	STEP_OPT_HOME,
-	{ "from-dumps", required_argument, NULL, 'D' },
-	{ "target-model", required_argument, NULL, 'M' },
+static const struct step_operand preflight_operands[] = {
+	{ "SOURCE", "NVMe controller (/dev/nvme0), block device or image file" },
 	{ 0 },
+};
+
+static const struct step_option preflight_options[] = {
+	STEP_OPT_TARGET,
+	STEP_OPT_TARGET_LBA_SIZE("LBA size of a bare --target count (default 512)"),
+	STEP_OPT_LBA_SIZE,
+	STEP_OPT_HOME("home of the node's user (default: $SUDO_USER's, else $HOME)"),
+	{ { "from-dumps", required_argument, NULL, 'D' }, "DIR",
+	  "judge the drive from nvme-cli binary dumps (id-ctrl.bin, smart-log.bin...)" },
+	{ { "target-model", required_argument, NULL, 'M' }, "MODEL",
+	  "the target's model, looked up in the drive catalogue" },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_preflight = {
 	.name = "preflight",
 	.summary = "identity, health and class of the source drive; the clone trap, to the byte",
-	.usage = "swaptool preflight SOURCE --target SIZE|DEVICE|IMAGE [options]\n"
-		 "  SOURCE                  NVMe controller (/dev/nvme0), block device or image file\n"
-		 STEP_USAGE_TARGET
-		 "  --target-lba-size N     LBA size of a bare --target count (default 512)\n"
-		 STEP_USAGE_LBA_SIZE
-		 "  --home DIR              home of the node's user (default: $SUDO_USER's, else $HOME)\n"
-		 "  --from-dumps DIR        judge the drive from nvme-cli binary dumps (id-ctrl.bin, smart-log.bin...)\n"
-		 "  --target-model MODEL    the target's model, looked up in the drive catalogue\n",
+	.synopsis = "swaptool preflight SOURCE --target SIZE|DEVICE|IMAGE [options]\n",
+	.operands = preflight_operands,
 	.options = preflight_options,
 	.run = step_preflight_run,
 	.render = step_preflight_render,
@@ -39,34 +40,26 @@ const struct step step_preflight = {
 
 struct preflight_args {
 	const char *source;
-	const char *target_spec;
-	uint32_t target_lba_size;
-	uint32_t image_lba_size;
-	const char *home;
+	struct step_target_opts t;
 	const char *from_dumps;
 	const char *target_model;
 };
 
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_args *a)
 {
-	int c;
+	int c, r;
 
-	*a = (struct preflight_args){ .target_lba_size = 512, .image_lba_size = 512 };
-	while ((c = getopt_long(argc, argv, "", preflight_options, NULL)) != -1) {
+	*a = (struct preflight_args){ .t = STEP_TARGET_OPTS_INIT };
+	while ((c = getopt_long(argc, argv, "", step_getopt(preflight_options), NULL)) != -1) {
 		switch (c) {
-		case 't': a->target_spec = optarg; break;
-		case 'T':
-			if (step_parse_lba_size(ctx, "--target-lba-size", optarg, &a->target_lba_size))
-				return EXIT_USAGE;
-			break;
-		case 'I':
-			if (step_parse_lba_size(ctx, "--lba-size", optarg, &a->image_lba_size))
-				return EXIT_USAGE;
-			break;
-		case 'H': a->home = optarg; break;
 		case 'D': a->from_dumps = optarg; break;
 		case 'M': a->target_model = optarg; break;
-		default: return step_bad_option(ctx, argc, argv);
+		default:
+			r = step_target_option(ctx, c, optarg, &a->t);
+			if (r < 0)
+				return step_bad_option(ctx, argc, argv);
+			if (r)
+				return r;
 		}
 	}
 	if (optind >= argc)
@@ -74,10 +67,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct preflight_a
 	if (optind + 1 < argc)
 		return ctx_error(ctx, EXIT_USAGE, "one SOURCE only, got '%s' too", argv[optind + 1]);
 	a->source = argv[optind];
-	if (!a->target_spec)
-		return ctx_error(ctx, EXIT_USAGE,
-				 "no --target given: a size (2000398934016, 3907029168s, 2TB) or a device or image");
-	return 0;
+	return step_target_given(ctx, &a->t);
 }
 
 static json_object *ptable_json(const struct layout *l)
@@ -188,7 +178,7 @@ static void add_paths(struct ctx *ctx, const struct preflight_args *a, const str
 
 	/* A fresh install is always possible; its cost is the re-fetchable stores, its risk the rest. */
 	jset_bool(fresh, "possible", true);
-	if (node_home(a->home, &home) < 0)
+	if (node_home(a->t.home, &home) < 0)
 		home = xstrdup("/root");
 	jset_str(fresh, "home", home);
 	jset_str(fresh, "measured", live ? "live" : "offline");
@@ -203,9 +193,9 @@ static void add_paths(struct ctx *ctx, const struct preflight_args *a, const str
 	json_object_object_add(root, "paths", paths);
 }
 
-static void add_checks(struct record *rec, const struct layout *l)
+/* raw-clone: whether the source fits the target sector for sector */
+static void check_raw_clone(struct record *rec, const struct layout *l)
 {
-	const struct ptable *t = &l->table;
 	const struct lba_geometry *sg = &l->src_geo, *tg = &l->tgt_geo;
 	char b1[32], b2[32];
 	json_object *c;
@@ -222,6 +212,14 @@ static void add_checks(struct record *rec, const struct layout *l)
 				 "a raw clone is invalid: the target has %u-byte LBAs, the source %u-byte; the GPT is in LBAs",
 				 tg->lba_size, sg->lba_size);
 	jset_i64(c, "delta_bytes", l->delta_bytes);
+}
+
+/* partition-table: whether the source's table is consistent */
+static void check_table(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	char b1[32], b2[32];
+	json_object *c;
 
 	if (t->kind == PT_NONE)
 		c = record_check(rec, "partition-table", ST_SKIP, "the source has no partition table");
@@ -236,6 +234,15 @@ static void add_checks(struct record *rec, const struct layout *l)
 				 fmt_thousands(t->kind == PT_GPT ? t->first_usable_lba : 1, b1),
 				 fmt_thousands(t->kind == PT_GPT ? t->last_usable_lba : l->src_geo.last_lba, b2));
 	jset_u64(c, "problems", l->table_problems);
+}
+
+/* gpt-backup-header (and gpt-headers): where the backup header lands on the target */
+static void check_gpt_backup(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	const struct lba_geometry *sg = &l->src_geo, *tg = &l->tgt_geo;
+	char b1[32], b2[32];
+	json_object *c;
 
 	if (t->kind == PT_GPT) {
 		uint64_t src_backup_byte, tgt_last_byte = tg->last_lba * tg->lba_size;
@@ -265,9 +272,17 @@ static void add_checks(struct record *rec, const struct layout *l)
 	} else
 		record_check(rec, SCHEMA_CHECK_GPT_BACKUP_HEADER, ST_SKIP, "the source has %s",
 			     t->kind == PT_DOS ? "an MBR table: no backup header" : "no partition table");
+}
 
-	json_object *crossing = json_object_new_array();
+/* partition-fit: the partitions that end past the target's last usable LBA */
+static void check_partition_fit(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	const struct lba_geometry *tg = &l->tgt_geo;
+	json_object *crossing = json_object_new_array(), *c;
 	_cleanup_free_ char *names = NULL;
+	char b1[32], b2[32];
+
 	for (size_t i = 0; i < t->nparts; i++) {
 		json_object *p;
 		char *n;
@@ -291,6 +306,14 @@ static void add_checks(struct record *rec, const struct layout *l)
 				 fmt_thousands(tg->last_usable_lba, b2));
 	json_object_object_add(c, "partitions", crossing);
 	jset_u64(c, "target_last_usable_lba", tg->last_usable_lba);
+}
+
+/* fs-fit: whether the filesystems fit the target, shrunk where they must be */
+static void check_fs_fit(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
+	char b1[32], b2[32];
+	json_object *c;
 
 	if (l->fs_clone_possible) {
 		bool shrink = false;
@@ -312,6 +335,12 @@ static void add_checks(struct record *rec, const struct layout *l)
 			     l->fs_clone_why);
 	else
 		record_check(rec, SCHEMA_CHECK_FS_FIT, ST_FAIL, "a filesystem-aware clone is not possible: %s", l->fs_clone_why);
+}
+
+/* lba-format: whether the GPT must be rewritten in other LBAs */
+static void check_lba_format(struct record *rec, const struct layout *l)
+{
+	const struct lba_geometry *sg = &l->src_geo, *tg = &l->tgt_geo;
 
 	if (l->lba_size_differs)
 		record_check(rec, "lba-format", ST_WARN,
@@ -319,8 +348,14 @@ static void add_checks(struct record *rec, const struct layout *l)
 			     tg->lba_size, sg->lba_size);
 	else
 		record_check(rec, "lba-format", ST_PASS, "both use %u-byte LBAs", sg->lba_size);
+}
 
+/* fs-clean: whether each ext filesystem is clean enough to clone */
+static void check_fs_clean(struct record *rec, const struct layout *l)
+{
+	const struct ptable *t = &l->table;
 	bool any_ext = false;
+
 	for (size_t i = 0; i < t->nparts; i++) {
 		if (!l->fs[i].is_ext)
 			continue;
@@ -341,6 +376,18 @@ static void add_checks(struct record *rec, const struct layout *l)
 		record_check(rec, "fs-clean", ST_SKIP, "no ext2/3/4 filesystem on the source");
 }
 
+/* The layout's checks, in the order the record lists them. */
+static void add_checks(struct record *rec, const struct layout *l)
+{
+	check_raw_clone(rec, l);
+	check_table(rec, l);
+	check_gpt_backup(rec, l);
+	check_partition_fit(rec, l);
+	check_fs_fit(rec, l);
+	check_lba_format(rec, l);
+	check_fs_clean(rec, l);
+}
+
 int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	struct preflight_args a;
@@ -356,11 +403,11 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	r = parse_args(ctx, argc, argv, &a);
 	if (r)
 		return r;
-	r = step_target(ctx, a.target_spec, a.target_lba_size, &tgt, &tgt_bytes, &tgt_lba);
+	r = step_target(ctx, a.t.spec, a.t.lba_size, &tgt, &tgt_bytes, &tgt_lba);
 	if (r)
 		return r;
 	tgt_is_disk = tgt.fd >= 0;
-	r = step_open_source(ctx, a.source, a.image_lba_size, &src);
+	r = step_open_source(ctx, a.source, a.t.image_lba_size, &src);
 	if (r)
 		return r;
 	r = layout_analyze(&src, tgt_bytes, tgt_lba, &l, &why);
@@ -384,7 +431,7 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	json_object_object_add(rec->root, "source", sj);
 
 	tj = json_object_new_object();
-	jset_str(tj, "spec", a.target_spec);
+	jset_str(tj, "spec", a.t.spec);
 	jset_str(tj, "path", tgt_is_disk ? tgt.path : NULL);
 	jset_u64(tj, "size_bytes", tgt_bytes);
 	jset_u64(tj, "lba_size", tgt_lba);

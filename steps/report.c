@@ -8,28 +8,27 @@
 #include <signal.h>
 #include <sys/stat.h>
 
-static const struct option report_options[] = {
-	{ "key", required_argument, NULL, 'k' },
-	{ "out", required_argument, NULL, 'o' },
-	{ "identity", required_argument, NULL, 'I' },
-	{ "no-sign", no_argument, NULL, 'n' },
-	{ "reference", required_argument, NULL, 'R' },
-	{ 0 },
+static const struct step_option report_options[] = {
+	{ { "key", required_argument, NULL, 'k' }, "FILE",
+	  "OpenSSH ed25519 private key, mode 0600 or stricter; an encrypted one signs\n"
+	  "through ssh-agent (default as root: /etc/ssh/ssh_host_ed25519_key)" },
+	{ { "out", required_argument, NULL, 'o' }, "DIR",
+	  "where report.json, report.json.sig, allowed_signers, report.txt and\n"
+	  "report.html go (default: STATE/report)" },
+	{ { "identity", required_argument, NULL, 'I' }, "NAME",
+	  "the signer's principal in allowed_signers (default: swaptool@HOST);\n"
+	  "letters, digits and . _ - @ + only" },
+	{ { "no-sign", no_argument, NULL, 'n' }, NULL, "write the report without a signature" },
+	{ { "reference", required_argument, NULL, 'R' }, "FILE",
+	  "a reference node's accept.json or report.json: both nodes on the same\n"
+	  "axes, with B/A ratios" },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_report = {
 	.name = "report",
 	.summary = "one signed report (report.json + SSHSIG, report.txt, report.html) from the step records",
-	.usage = "swaptool report [--key FILE] [--out DIR] [--identity NAME] [--no-sign] [--reference FILE]\n"
-		 "  --key FILE        OpenSSH ed25519 private key, mode 0600 or stricter; an encrypted one signs\n"
-		 "                    through ssh-agent (default as root: /etc/ssh/ssh_host_ed25519_key)\n"
-		 "  --out DIR         where report.json, report.json.sig, allowed_signers, report.txt and\n"
-		 "                    report.html go (default: STATE/report)\n"
-		 "  --identity NAME   the signer's principal in allowed_signers (default: swaptool@HOST);\n"
-		 "                    letters, digits and . _ - @ + only\n"
-		 "  --no-sign         write the report without a signature\n"
-		 "  --reference FILE  a reference node's accept.json or report.json: both nodes on the same\n"
-		 "                    axes, with B/A ratios\n",
+	.synopsis = "swaptool report [--key FILE] [--out DIR] [--identity NAME] [--no-sign] [--reference FILE]\n",
 	.options = report_options,
 	.run = step_report_run,
 	.render = step_report_render,
@@ -245,7 +244,7 @@ static int parse_args(struct report_job *j, int argc, char **argv)
 	struct ctx *ctx = j->ctx;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", report_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(report_options), NULL)) != -1) {
 		switch (c) {
 		case 'k': j->key_path = optarg; break;
 		case 'o': free(j->out), j->out = xstrdup(optarg); break;

@@ -14,25 +14,23 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static const struct option restore_options[] = {
-	STEP_OPT_ROOT,
-	{ "dry-run", no_argument, NULL, 'n' },
+static const struct step_option restore_options[] = {
+	STEP_OPT_ROOT("write under DIR (default /); only entries the manifest lists"),
+	{ { "dry-run", no_argument, NULL, 'n' }, NULL,
+	  "say what would be created, replaced, kept or refused; write nothing" },
 	STEP_OPT_MAP_USER,
-	{ "undo", no_argument, NULL, 'u' },
-	{ "undo-out", required_argument, NULL, 'U' },
-	{ 0 },
+	{ { "undo-out", required_argument, NULL, 'U' }, "FILE",
+	  "a new file for the undo tarball (default STATE/restore-undo-TIME-PID.tar.gz)" },
+	{ { "undo", no_argument, NULL, 'u' }, NULL,
+	  "put back what an earlier restore replaced and remove what it created" },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_restore = {
 	.name = "restore",
 	.summary = "check a whole backup tarball, then put it back under --root atomically, with undo; then verify",
-	.usage = "swaptool restore TARBALL [--root DIR] [--dry-run] [--map-user OLD=NEW]... [--undo-out FILE]\n"
-		 "swaptool restore --undo UNDO.tar.gz [--root DIR]\n"
-		 "  --root DIR          write under DIR (default /); only entries the manifest lists\n"
-		 "  --dry-run           say what would be created, replaced, kept or refused; write nothing\n"
-		 STEP_USAGE_MAP_USER
-		 "  --undo-out FILE     a new file for the undo tarball (default STATE/restore-undo-TIME-PID.tar.gz)\n"
-		 "  --undo              put back what an earlier restore replaced and remove what it created\n",
+	.synopsis = "swaptool restore TARBALL [--root DIR] [--dry-run] [--map-user OLD=NEW]... [--undo-out FILE]\n"
+		    "swaptool restore --undo UNDO.tar.gz [--root DIR]\n",
 	.options = restore_options,
 	.run = step_restore_run,
 	.render = step_restore_render,
@@ -141,7 +139,7 @@ static int restore_args(struct ctx *ctx, int argc, char **argv, struct restore_j
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", restore_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(restore_options), NULL)) != -1) {
 		switch (c) {
 		case 'r': j->root = optarg; break;
 		case 'n': j->dry_run = true; break;

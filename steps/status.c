@@ -3,17 +3,17 @@
 #include "steps.h"
 #include "report.h"
 
-static const struct option status_options[] = {
-	{ "path", required_argument, NULL, 'p' },
-	{ 0 },
+static const struct step_option status_options[] = {
+	{ { "path", required_argument, NULL, 'p' }, "fresh|clone",
+	  "the migration path: fresh install + restore (default), or filesystem-aware\n"
+	  "clone; without it, the records say which was taken" },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_status = {
 	.name = "status",
 	.summary = "which steps are done, their verdicts and why, and what to run next",
-	.usage = "swaptool status [--path fresh|clone]\n"
-		 "  --path fresh|clone  the migration path: fresh install + restore (default), or filesystem-aware\n"
-		 "                      clone; without it, the records say which was taken\n",
+	.synopsis = "swaptool status [--path fresh|clone]\n",
 	.options = status_options,
 	.run = step_status_run,
 	.render = step_status_render,
@@ -66,7 +66,7 @@ static int parse_args(struct status_job *j, int argc, char **argv)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", status_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(status_options), NULL)) != -1) {
 		switch (c) {
 		case 'p': j->path_arg = optarg; break;
 		default: return step_bad_option(j->ctx, argc, argv);

@@ -2,25 +2,32 @@
 /* The step interface.
  *
  * How to add a step:
- *   1. Write steps/NAME.c. At its top, side by side: the option table (static, at file scope; the
- *      shared entries below rather than copies), the usage text that lists every one of those options
- *      and nothing else, and `const struct step step_NAME` that holds both with the name, the one-line
- *      summary, run, render and flags. Then `int step_NAME_run(struct ctx *, int argc, char **argv,
- *      struct record *)` and, when the generic checks table is not enough, `void step_NAME_render(...)`.
- *      run() parses its options with getopt_long over that table and no short options (argv[0] is
+ *   1. Write steps/NAME.c. At its top: the option table, `static const struct step_option
+ *      NAME_options[]` at file scope, one entry per option with its getopt fields, its value's name
+ *      and its help line (the shared STEP_OPT_* entries below rather than copies), ended by
+ *      STEP_OPTIONS_END; the operands' lines when there are any (struct step_operand); and
+ *      `const struct step step_NAME` that holds them with the name, the one-line summary, the
+ *      synopsis written by hand ("swaptool NAME SOURCE [--opt VALUE]\n"), the notes under the
+ *      options if any ("exit: ..."), run, render and flags. The usage's options block is printed
+ *      from the table (step_usage_print), so it cannot leave an option out. Then `int
+ *      step_NAME_run(struct ctx *, int argc, char **argv, struct record *)` and, when the generic
+ *      checks table is not enough, `void step_NAME_render(...)`. run() parses its options with
+ *      `getopt_long(argc, argv, "", step_getopt(NAME_options), NULL)`, no short options (argv[0] is
  *      the step name; the global options, --help among them, are already taken out by cli/main.c,
- *      which answers `swaptool STEP --help` with the usage text), gathers data into the record and
+ *      which answers `swaptool STEP --help` with the usage), gathers data into the record and
  *      never prints. It returns the exit code: record_exit_code(rec) when it produced a
  *      record, or ctx_error(ctx, code, ...) when it could not.
  *   2. Declare step_NAME and the functions here, and add &step_NAME to the table in steps/table.c.
  *   3. Add the file to step_files in meson.build; write docs/swaptool-NAME.1 with every option in its
  *      SYNOPSIS and OPTIONS, add it to install_man and to the list in docs/swaptool.1; add a CLI test
- *      (tests/cli/NN-NAME.sh) and a README row. tests/unit/test-steps.c and tests/cli/08-step-options.sh
- *      fail while the option table, the usage text and the man page disagree.
+ *      (tests/cli/NN-NAME.sh) and a README row. tests/unit/test-steps.c fails while an entry of the
+ *      table or the synopsis is wrong (a value name for a flag, an option the step does not take),
+ *      and tests/cli/08-step-options.sh while the table and the man page disagree.
  */
 #pragma once
 
 #include <getopt.h>
+#include <stdio.h>
 
 #include "ctx.h"
 #include "out.h"
@@ -33,15 +40,44 @@ enum step_flags {
 	STEP_READS_ONLY = 1 << 1,   /* changes nothing: its result is shown even when its record cannot be saved */
 };
 
+/* One option of a step, declared once: getopt_long parses it and the usage lists it from here
+ * (git's parse-options style), so the two cannot disagree. */
+struct step_option {
+	struct option opt; /* for getopt_long: name, has_arg, flag NULL, the value run() switches on */
+	const char *arg;   /* the value's name in the usage ("SIZE", "fresh|clone"); NULL for a flag */
+	const char *help;  /* its line in the usage, a '\n' before each continuation line; NULL: no line of
+			    * its own, another option's line or the synopsis names it (--no-seq, with --seq-bytes) */
+};
+/* The all-zero entry that ends a table of step_option. */
+#define STEP_OPTIONS_END { { NULL, 0, NULL, 0 }, NULL, NULL }
+/* An operand of a step ("SOURCE"): its line in the usage, above the options. */
+struct step_operand {
+	const char *name;
+	const char *help;  /* as step_option's */
+};
+
 struct step {
 	const char *name;
-	const char *summary; /* one line for `swaptool --help` */
-	const char *usage;   /* the step's synopsis and options for `swaptool help STEP` and `STEP --help` */
-	const struct option *options; /* what run() gives getopt_long; ends with an all-zero entry */
+	const char *summary;  /* one line for `swaptool --help` */
+	const char *synopsis; /* the usage's first lines, "swaptool NAME SOURCE [--opt VALUE]...\n", by hand */
+	const struct step_operand *operands; /* NULL, or lines under the synopsis; ends with an all-zero entry */
+	const struct step_option *options;   /* ends with an all-zero entry */
+	const char *notes;    /* NULL, or lines under the options ("exit: ...\n") */
 	int (*run)(struct ctx *ctx, int argc, char **argv, struct record *rec);
 	void (*render)(const struct ctx *ctx, json_object *record); /* NULL: checks table + verdict */
 	unsigned flags;
 };
+
+/* The getopt_long table of a step's options: `getopt_long(argc, argv, "", step_getopt(t), NULL)`.
+ * It is copied into one static buffer, refilled by every call (swaptool runs one step, and getopt
+ * is process-wide anyway); at most STEP_OPTIONS_MAX options. */
+#define STEP_OPTIONS_MAX 32
+const struct option *step_getopt(const struct step_option *t);
+/* `swaptool help STEP`'s text after "usage: ": the synopsis, then the operands and options, each
+ * with its help in one column (two spaces after the widest), then the notes. */
+void step_usage_print(FILE *f, const struct step *s);
+/* The options block alone (operands NULL: none), in that layout. */
+void step_options_print(FILE *f, const struct step_operand *operands, const struct step_option *t);
 
 /* Shared option handling for steps: call after getopt_long returned '?' or ':'. */
 int step_bad_option(struct ctx *ctx, int argc, char **argv);
@@ -62,24 +98,40 @@ int step_target(struct ctx *ctx, const char *spec, uint32_t lba_size, struct dis
 struct layout;
 struct plan;
 /* plan and clone (steps/plan.c): SOURCE and --target opened with the steps' exit codes, then plan_for
- * (src/plan.h): the source's layout against the target and the plan built from it. Returns 0 or the
- * ctx_error exit code. */
+ * (src/plan.h) with `opts` (enum plan_opts): the source's layout against the target and the plan built
+ * from it. Returns 0 or the ctx_error exit code. */
 int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec,
-		  uint32_t tgt_lba_size, const char *home, struct disk *src, struct layout *l, struct plan *p);
+		  uint32_t tgt_lba_size, const char *home, unsigned opts, struct disk *src, struct layout *l,
+		  struct plan *p);
+/* The options plan and preflight share (STEP_OPT_TARGET, STEP_OPT_TARGET_LBA_SIZE, STEP_OPT_LBA_SIZE,
+ * STEP_OPT_HOME), parsed in one place. */
+struct step_target_opts {
+	const char *spec;        /* --target SPEC; NULL until given */
+	uint32_t lba_size;       /* --target-lba-size N: of a bare --target count */
+	uint32_t image_lba_size; /* --lba-size N: of an image-file SOURCE */
+	const char *home;        /* --home DIR; NULL: not given */
+};
+#define STEP_TARGET_OPTS_INIT { .lba_size = 512, .image_lba_size = 512 }
+/* Option `c` (what getopt_long returned) with its value `v` into *t: 0 when it is one of those,
+ * -1 when it is none of them (the step's own or a bad one), else the exit code of a bad value. */
+int step_target_option(struct ctx *ctx, int c, const char *v, struct step_target_opts *t);
+/* After the operands: 0 when --target was given, else the usage error (exit 2). */
+int step_target_given(struct ctx *ctx, const struct step_target_opts *t);
 /* SOURCE: disk_open with the exit codes every step uses (missing, directory, partition: 2; else 3). */
 int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size, struct disk *src);
-/* Option entries more than one step takes, with the values their parsers switch on. */
-#define STEP_OPT_TARGET { "target", required_argument, NULL, 't' }
-#define STEP_OPT_TARGET_LBA_SIZE { "target-lba-size", required_argument, NULL, 'T' }
-#define STEP_OPT_LBA_SIZE { "lba-size", required_argument, NULL, 'I' }
-#define STEP_OPT_HOME { "home", required_argument, NULL, 'H' }
-#define STEP_OPT_ROOT { "root", required_argument, NULL, 'r' }
-#define STEP_OPT_MAP_USER { "map-user", required_argument, NULL, 'm' }
-/* Their usage lines, where they mean the same in every step that takes them. */
-#define STEP_USAGE_TARGET \
-	"  --target SPEC           bytes (2000398934016), sectors (3907029168s), 2TB, or a device/image\n"
-#define STEP_USAGE_LBA_SIZE "  --lba-size N            LBA size of an image-file SOURCE (default 512)\n"
-#define STEP_USAGE_MAP_USER "  --map-user OLD=NEW  owner (user or group) OLD in the backup is NEW here (repeatable)\n"
+/* Option entries more than one step takes, with the values their parsers switch on: whole where
+ * they mean the same in every step that takes them, with the step's help text where they do not. */
+#define STEP_OPT_TARGET                                                                              \
+	{ { "target", required_argument, NULL, 't' }, "SPEC",                                        \
+	  "bytes (2000398934016), sectors (3907029168s), 2TB, or a device/image" }
+#define STEP_OPT_TARGET_LBA_SIZE(help) { { "target-lba-size", required_argument, NULL, 'T' }, "N", help }
+#define STEP_OPT_LBA_SIZE \
+	{ { "lba-size", required_argument, NULL, 'I' }, "N", "LBA size of an image-file SOURCE (default 512)" }
+#define STEP_OPT_HOME(help) { { "home", required_argument, NULL, 'H' }, "DIR", help }
+#define STEP_OPT_ROOT(help) { { "root", required_argument, NULL, 'r' }, "DIR", help }
+#define STEP_OPT_MAP_USER                                                                            \
+	{ { "map-user", required_argument, NULL, 'm' }, "OLD=NEW",                                   \
+	  "owner (user or group) OLD in the backup is NEW here (repeatable)" }
 
 /* Every step, in the order an operator runs them (steps/table.c); NULL-terminated. */
 extern const struct step *const step_table[];

@@ -5,18 +5,16 @@
 #include "tarball.h"
 #include "verify.h"
 
-static const struct option verify_options[] = {
-	STEP_OPT_ROOT,
+static const struct step_option verify_options[] = {
+	STEP_OPT_ROOT("check the tree under DIR (default /)"),
 	STEP_OPT_MAP_USER,
-	{ 0 },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_verify = {
 	.name = "verify",
 	.summary = "the live system against a backup's manifest: files, modes, owners, controller.key, fstab ids, hosts",
-	.usage = "swaptool verify TARBALL [--root DIR] [--map-user OLD=NEW]...\n"
-		 "  --root DIR          check the tree under DIR (default /)\n"
-		 STEP_USAGE_MAP_USER,
+	.synopsis = "swaptool verify TARBALL [--root DIR] [--map-user OLD=NEW]...\n",
 	.options = verify_options,
 	.run = step_verify_run,
 	.render = NULL,
@@ -33,7 +31,7 @@ int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	json_object *o;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", verify_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(verify_options), NULL)) != -1) {
 		switch (c) {
 		case 'r': root = optarg; break;
 		case 'm':

@@ -7,23 +7,27 @@
 
 #include <fcntl.h>
 
-static const struct option verify_report_options[] = {
-	{ "sig", required_argument, NULL, 's' },
-	{ "allowed-signers", required_argument, NULL, 'a' },
-	{ "identity", required_argument, NULL, 'I' },
+static const struct step_operand verify_report_operands[] = {
+	{ "REPORT", "report.json" },
 	{ 0 },
+};
+
+static const struct step_option verify_report_options[] = {
+	{ { "sig", required_argument, NULL, 's' }, "FILE", "the armoured signature (default: REPORT.sig)" },
+	{ { "allowed-signers", required_argument, NULL, 'a' }, "FILE",
+	  "ssh-keygen(1) ALLOWED SIGNERS file; with --identity, the signer must be\n"
+	  "listed for ID and namespace swaptool-report" },
+	{ { "identity", required_argument, NULL, 'I' }, "ID", NULL },
+	STEP_OPTIONS_END,
 };
 
 const struct step step_verify_report = {
 	.name = "verify-report",
 	.summary = "check a report's SSH signature, its signer and its record hashes",
-	.usage = "swaptool verify-report REPORT [--sig FILE] [--allowed-signers FILE --identity ID]\n"
-		 "  REPORT                  report.json\n"
-		 "  --sig FILE              the armoured signature (default: REPORT.sig)\n"
-		 "  --allowed-signers FILE  ssh-keygen(1) ALLOWED SIGNERS file; with --identity, the signer must be\n"
-		 "                          listed for ID and namespace swaptool-report\n"
-		 "exit: 0 good, 1 bad signature, signer not allowed or records changed, 3 unreadable or malformed\n",
+	.synopsis = "swaptool verify-report REPORT [--sig FILE] [--allowed-signers FILE --identity ID]\n",
+	.operands = verify_report_operands,
 	.options = verify_report_options,
+	.notes = "exit: 0 good, 1 bad signature, signer not allowed or records changed, 3 unreadable or malformed\n",
 	.run = step_verify_report_run,
 	.render = step_verify_report_render,
 	.flags = 0,
@@ -58,7 +62,7 @@ static int vr_args(struct ctx *ctx, int argc, char **argv, struct vr_job *j)
 {
 	int c;
 
-	while ((c = getopt_long(argc, argv, "", verify_report_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", step_getopt(verify_report_options), NULL)) != -1) {
 		switch (c) {
 		case 's': j->sig_path = xstrdup(optarg); break;
 		case 'a': j->allowed = optarg; break;

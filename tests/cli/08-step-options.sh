@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Each step's options in its three places agree: the option table getopt parses (listed by the
-# test-only tests/unit/test-steps.c --list), `swaptool help STEP` = `swaptool STEP --help`, and the
-# SYNOPSIS and OPTIONS of docs/swaptool-STEP.1. Every option of the table is in both texts, and every
-# --option the texts name is in the table or is a global option. The global options come from their
-# one table too (cli/globals.c, listed by test-steps --globals), held against docs/swaptool.1.
+# Each step's options in their places agree: the option table getopt parses and the usage's options
+# block is printed from (listed by the test-only tests/unit/test-steps.c --list), `swaptool help
+# STEP` = `swaptool STEP --help`, and the SYNOPSIS and OPTIONS of docs/swaptool-STEP.1, the one place
+# written apart from the table. Every option of the table is in both texts, and every --option the
+# texts name is in the table or is a global option. The global options come from their one table
+# too (cli/globals.c, listed by test-steps --globals), held against docs/swaptool.1.
 . "$SRCDIR/tests/lib.sh"
 : "${TEST_STEPS:?run through meson test}"
 

@@ -97,7 +97,7 @@ static void check_hostile_script(const struct profile *prof)
 	names[1] = parts[1].name;
 	parts[0].name = (char *)evil;
 	parts[1].name = (char *)"EOF";
-	CHECK(plan_build(&l, prof, "2000398934016", evil, evil, NULL, &p) == 0);
+	CHECK(plan_build(&l, prof, "2000398934016", evil, evil, NULL, PLAN_COST, &p) == 0);
 	script = plan_script(&p, evil);
 	/* no line of the script starts with a word an attacker chose */
 	for (const char *c = script; (c = strchr(c, '\n')); c++) {
@@ -146,7 +146,7 @@ int main(void)
 
 	CHECK(profile_load(NULL, &prof, &perr) == 0);
 	incident(&d, &l);
-	CHECK(plan_build(&l, prof, "2000398934016", NULL, NULL, NULL, &p) == 0);
+	CHECK(plan_build(&l, prof, "2000398934016", NULL, NULL, NULL, PLAN_COST, &p) == 0);
 	CHECK(p.clone_possible && p.needs_shrink);
 	CHECK_U64(p.nacts, ARRAY_SIZE(want));
 	for (size_t i = 0; i < p.nacts && i < ARRAY_SIZE(want); i++)
@@ -289,7 +289,7 @@ int main(void)
 	/* path 2 impossible: no actions, the reason kept, path 1 still complete */
 	l.fs_clone_possible = false;
 	strcpy(l.fs_clone_why, "the data of partition 2 needs 500000000 blocks");
-	CHECK(plan_build(&l, prof, "2000398934016", NULL, NULL, NULL, &p) == 0);
+	CHECK(plan_build(&l, prof, "2000398934016", NULL, NULL, NULL, PLAN_COST, &p) == 0);
 	CHECK(!p.clone_possible);
 	CHECK_U64(p.nacts, 0);
 	CHECK(strstr(p.clone_why, "needs 500000000 blocks") != NULL);
@@ -301,7 +301,7 @@ int main(void)
 	CHECK(lba_geometry(4000787030016ULL, 512, &l.tgt_geo) == 0);
 	fit[1] = (struct part_fit){ .new_end_lba = l.tgt_geo.last_usable_lba,
 				    .new_block_count = (l.tgt_geo.last_usable_lba - 1050624 + 1) * 512 / 4096 };
-	CHECK(plan_build(&l, prof, "4TB", NULL, NULL, NULL, &p) == 0);
+	CHECK(plan_build(&l, prof, "4TB", NULL, NULL, NULL, PLAN_COST, &p) == 0);
 	CHECK(!p.needs_shrink);
 	{
 		bool grow = false, shrink = false;
@@ -325,10 +325,10 @@ int main(void)
 		struct layout fl;
 		_cleanup_free_ char *why = NULL;
 
-		CHECK(plan_for(&d, &t, prof, "/home/nv", &fl, &p, &why) < 0);
+		CHECK(plan_for(&d, &t, prof, "/home/nv", PLAN_COST, &fl, &p, &why) < 0);
 		CHECK(why && strstr(why, "too small to hold a GPT"));
 		layout_free(&fl);
-		CHECK(plan_for(&d, &t, prof, "/home/nv", &fl, &p, NULL) < 0);
+		CHECK(plan_for(&d, &t, prof, "/home/nv", PLAN_COST, &fl, &p, NULL) < 0);
 		layout_free(&fl);
 	}
 	profile_free(prof);

@@ -50,7 +50,7 @@ static int make_plan(const char *tgt, uint64_t bytes, struct disk *d, struct lay
 
 	r = disk_open(src, 512, d, &why);
 	if (r == 0)
-		r = plan_for(d, &t, prof, "/home/nv", l, p, &why);
+		r = plan_for(d, &t, prof, "/home/nv", PLAN_COST, l, p, &why);
 	if (r < 0)
 		fprintf(stderr, "plan: %s\n", why ? why : strerror(-r));
 	return r;
