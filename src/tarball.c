@@ -810,24 +810,152 @@ static int read_data(struct archive *r, const char *name, uint64_t size, unsigne
 	return 0;
 }
 
+/* One entry's name, type and size against what a backup may hold and the profile's [limits]: its
+ * normalised path into *path. `total` is the data read so far, `count` the entries so far. */
+static int entry_check(struct archive_entry *ae, const struct arc_limits *lim, uint64_t total, size_t count,
+		       char **path, int64_t *size, char **why)
+{
+	const char *raw = archive_entry_pathname(ae), *pwhy;
+	mode_t ft = archive_entry_filetype(ae);
+
+	if (!raw)
+		return set_why(why, -EBADMSG, "entry %zu has no name", count);
+	*path = path_normalize(raw);
+	if (path_check(*path, &pwhy) < 0)
+		return set_why(why, -EBADMSG, "refusing entry '%s': %s", raw, pwhy);
+	if (ft == AE_IFCHR || ft == AE_IFBLK)
+		return set_why(why, -EBADMSG, "refusing entry '%s': device node", raw);
+	if (ft == AE_IFIFO || ft == AE_IFSOCK)
+		return set_why(why, -EBADMSG, "refusing entry '%s': %s", raw, ft == AE_IFIFO ? "FIFO" : "socket");
+	*size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
+	if (*size < 0 || (uint64_t)*size > lim->entry_bytes)
+		return set_why(why, -EBADMSG, "refusing entry '%s': %lld bytes, more than the %llu of the profile's [limits] "
+			    "entry_bytes", raw, (long long)*size, (unsigned long long)lim->entry_bytes);
+	if (total + (uint64_t)*size > lim->data_bytes)
+		return set_why(why, -EBADMSG, "refusing entry '%s': the tarball holds more than the %llu bytes of data of "
+			    "the profile's [limits] data_bytes", raw, (unsigned long long)lim->data_bytes);
+	return 0;
+}
+
+/* An entry under swaptool-state/ (`name` after it): a record the manifest lists, once, read and
+ * checked against its size and sha256. */
+static int load_state_entry(struct archive *r, struct archive_entry *ae, struct arc *a, const char *name,
+			    int64_t size, bool *seen_state, uint64_t *total, char **why)
+{
+	const char *raw = archive_entry_pathname(ae);
+	unsigned char *data = NULL;
+	char hex[65];
+	size_t k;
+	int rr;
+
+	for (k = 0; k < a->man.nst; k++)
+		if (streq(a->man.st[k].name, name))
+			break;
+	if (k == a->man.nst || seen_state[k] || archive_entry_filetype(ae) != AE_IFREG || archive_entry_hardlink(ae))
+		return set_why(why, -EBADMSG, "refusing entry '%s': %s", raw,
+			    k == a->man.nst ? "not listed in the manifest" : seen_state[k] ? "listed twice" : "not a regular file");
+	if ((uint64_t)size != a->man.st[k].size)
+		return set_why(why, -EBADMSG, "refusing entry '%s': size differs from the manifest", raw);
+	rr = read_data(r, raw, (uint64_t)size, &data, why);
+	if (rr < 0)
+		return rr;
+	sha256_buf(data, (size_t)size, hex);
+	if (!streq(hex, a->man.st[k].sha256)) {
+		free(data);
+		return set_why(why, -EBADMSG, "refusing entry '%s': sha256 differs from the manifest", raw);
+	}
+	seen_state[k] = true;
+	a->state[k] = (struct state_blob){ .name = xstrdup(name), .data = data, .len = (size_t)size };
+	*total += (uint64_t)size;
+	return 0;
+}
+
+/* Whether an entry is of the type its manifest entry says (a hard link to the same target); a hard
+ * link carries no data, so *size becomes 0. */
+static int entry_type_check(struct archive_entry *ae, const struct mentry *m, int64_t *size, char **why)
+{
+	const char *raw = archive_entry_pathname(ae), *hl = archive_entry_hardlink(ae);
+	mode_t ft = archive_entry_filetype(ae);
+
+	switch (m->type) {
+	case MT_FILE:
+		if (ft != AE_IFREG || hl)
+			return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a regular file", raw);
+		break;
+	case MT_DIR:
+		if (ft != AE_IFDIR)
+			return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a directory", raw);
+		break;
+	case MT_SYMLINK:
+		if (ft != AE_IFLNK || !streq(archive_entry_symlink(ae), m->link))
+			return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a symlink to '%s'", raw, m->link);
+		break;
+	case MT_HARDLINK: {
+		_cleanup_free_ char *t = hl ? path_normalize(hl) : NULL;
+
+		if (!t || !streq(t, m->link))
+			return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a hard link to '%s'", raw, m->link);
+		*size = 0;
+		break;
+	}
+	}
+	return 0;
+}
+
+/* An entry the manifest lists, once, of the type it says; a file's bytes read and checked against
+ * its size and sha256; kept in a->items (path is taken). */
+static int load_listed_entry(struct archive *r, struct archive_entry *ae, struct arc *a, char **path, int64_t size,
+			     bool *seen, uint64_t *total, char **why)
+{
+	const char *raw = archive_entry_pathname(ae);
+	const struct mentry *m = manifest_find(&a->man, *path);
+	unsigned char *data = NULL;
+	char hex[65];
+	int rr;
+
+	if (!m)
+		return set_why(why, -EBADMSG, "refusing entry '%s': not listed in the manifest", raw);
+	if (seen[m - a->man.e])
+		return set_why(why, -EBADMSG, "refusing entry '%s': it appears twice", raw);
+	seen[m - a->man.e] = true;
+	rr = entry_type_check(ae, m, &size, why);
+	if (rr < 0)
+		return rr;
+	if (m->type == MT_FILE) {
+		if ((uint64_t)size != m->size)
+			return set_why(why, -EBADMSG, "refusing entry '%s': %lld bytes, the manifest says %llu", raw,
+				    (long long)size, (unsigned long long)m->size);
+		rr = read_data(r, raw, (uint64_t)size, &data, why);
+		if (rr < 0)
+			return rr;
+		sha256_buf(data, (size_t)size, hex);
+		if (!streq(hex, m->sha256)) {
+			free(data);
+			return set_why(why, -EBADMSG, "refusing entry '%s': sha256 %.16s... differs from the manifest's %.16s...",
+				    raw, hex, m->sha256);
+		}
+		*total += (uint64_t)size;
+	}
+	a->items = realloc(a->items, (a->n + 1) * sizeof(*a->items));
+	if (!a->items)
+		abort();
+	a->items[a->n++] = (struct arc_item){
+		.path = TAKE_PTR(*path), .ae = archive_entry_clone(ae), .data = data, .len = (size_t)size, .m = m,
+	};
+	return 0;
+}
+
 static int load_entries(struct archive *r, const struct arc_limits *lim, struct arc *a, bool *seen, bool *seen_state,
 			char **why)
 {
 	struct archive_entry *ae;
 	uint64_t total = 0;
 	size_t count = 0;
-	const char *pwhy;
 
 	for (;;) {
-		int st = archive_read_next_header(r, &ae);
-		const char *raw, *hl;
+		int st = archive_read_next_header(r, &ae), rr;
 		_cleanup_free_ char *path = NULL;
-		const struct mentry *m;
-		mode_t ft;
-		unsigned char *data = NULL;
-		int64_t size;
-		char hex[65];
-		int rr;
+		int64_t size = 0;
 
 		if (st == ARCHIVE_EOF)
 			return 0;
@@ -838,104 +966,18 @@ static int load_entries(struct archive *r, const struct arc_limits *lim, struct 
 		if (++count > a->man.n + a->man.nst + 1)
 			return set_why(why, -EBADMSG, "the tarball holds more entries than its manifest lists (%zu); refusing it",
 				    a->man.n + a->man.nst + 1);
-		raw = archive_entry_pathname(ae);
-		if (!raw)
-			return set_why(why, -EBADMSG, "entry %zu has no name", count);
-		path = path_normalize(raw);
-		if (path_check(path, &pwhy) < 0)
-			return set_why(why, -EBADMSG, "refusing entry '%s': %s", raw, pwhy);
-		ft = archive_entry_filetype(ae);
-		hl = archive_entry_hardlink(ae);
-		if (ft == AE_IFCHR || ft == AE_IFBLK)
-			return set_why(why, -EBADMSG, "refusing entry '%s': device node", raw);
-		if (ft == AE_IFIFO || ft == AE_IFSOCK)
-			return set_why(why, -EBADMSG, "refusing entry '%s': %s", raw, ft == AE_IFIFO ? "FIFO" : "socket");
-		size = archive_entry_size_is_set(ae) ? archive_entry_size(ae) : 0;
-		if (size < 0 || (uint64_t)size > lim->entry_bytes)
-			return set_why(why, -EBADMSG, "refusing entry '%s': %lld bytes, more than the %llu of the profile's [limits] "
-				    "entry_bytes", raw, (long long)size, (unsigned long long)lim->entry_bytes);
-		if (total + (uint64_t)size > lim->data_bytes)
-			return set_why(why, -EBADMSG, "refusing entry '%s': the tarball holds more than the %llu bytes of data of "
-				    "the profile's [limits] data_bytes", raw, (unsigned long long)lim->data_bytes);
-		if (streq(path, STATE_DIR_NAME)) {
-			if (ft != AE_IFDIR)
-				return set_why(why, -EBADMSG, "refusing entry '%s': not a directory", raw);
+		rr = entry_check(ae, lim, total, count, &path, &size, why);
+		if (rr == 0 && streq(path, STATE_DIR_NAME)) {
+			if (archive_entry_filetype(ae) != AE_IFDIR)
+				return set_why(why, -EBADMSG, "refusing entry '%s': not a directory", archive_entry_pathname(ae));
 			continue;
 		}
-		if (startswith(path, STATE_DIR_NAME "/")) {
-			const char *name = path + strlen(STATE_DIR_NAME) + 1;
-			size_t k;
-
-			for (k = 0; k < a->man.nst; k++)
-				if (streq(a->man.st[k].name, name))
-					break;
-			if (k == a->man.nst || seen_state[k] || ft != AE_IFREG || hl)
-				return set_why(why, -EBADMSG, "refusing entry '%s': %s", raw,
-					    k == a->man.nst ? "not listed in the manifest" : seen_state[k] ? "listed twice" : "not a regular file");
-			if ((uint64_t)size != a->man.st[k].size)
-				return set_why(why, -EBADMSG, "refusing entry '%s': size differs from the manifest", raw);
-			rr = read_data(r, raw, (uint64_t)size, &data, why);
-			if (rr < 0)
-				return rr;
-			sha256_buf(data, (size_t)size, hex);
-			if (!streq(hex, a->man.st[k].sha256)) {
-				free(data);
-				return set_why(why, -EBADMSG, "refusing entry '%s': sha256 differs from the manifest", raw);
-			}
-			seen_state[k] = true;
-			a->state[k] = (struct state_blob){ .name = xstrdup(name), .data = data, .len = (size_t)size };
-			total += (uint64_t)size;
-			continue;
-		}
-		m = manifest_find(&a->man, path);
-		if (!m)
-			return set_why(why, -EBADMSG, "refusing entry '%s': not listed in the manifest", raw);
-		if (seen[m - a->man.e])
-			return set_why(why, -EBADMSG, "refusing entry '%s': it appears twice", raw);
-		seen[m - a->man.e] = true;
-		switch (m->type) {
-		case MT_FILE:
-			if (ft != AE_IFREG || hl)
-				return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a regular file", raw);
-			break;
-		case MT_DIR:
-			if (ft != AE_IFDIR)
-				return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a directory", raw);
-			break;
-		case MT_SYMLINK:
-			if (ft != AE_IFLNK || !streq(archive_entry_symlink(ae), m->link))
-				return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a symlink to '%s'", raw, m->link);
-			break;
-		case MT_HARDLINK: {
-			_cleanup_free_ char *t = hl ? path_normalize(hl) : NULL;
-
-			if (!t || !streq(t, m->link))
-				return set_why(why, -EBADMSG, "refusing entry '%s': the manifest says a hard link to '%s'", raw, m->link);
-			size = 0;
-			break;
-		}
-		}
-		if (m->type == MT_FILE) {
-			if ((uint64_t)size != m->size)
-				return set_why(why, -EBADMSG, "refusing entry '%s': %lld bytes, the manifest says %llu", raw,
-					    (long long)size, (unsigned long long)m->size);
-			rr = read_data(r, raw, (uint64_t)size, &data, why);
-			if (rr < 0)
-				return rr;
-			sha256_buf(data, (size_t)size, hex);
-			if (!streq(hex, m->sha256)) {
-				free(data);
-				return set_why(why, -EBADMSG, "refusing entry '%s': sha256 %.16s... differs from the manifest's %.16s...",
-					    raw, hex, m->sha256);
-			}
-			total += (uint64_t)size;
-		}
-		a->items = realloc(a->items, (a->n + 1) * sizeof(*a->items));
-		if (!a->items)
-			abort();
-		a->items[a->n++] = (struct arc_item){
-			.path = TAKE_PTR(path), .ae = archive_entry_clone(ae), .data = data, .len = (size_t)size, .m = m,
-		};
+		if (rr == 0 && startswith(path, STATE_DIR_NAME "/"))
+			rr = load_state_entry(r, ae, a, path + strlen(STATE_DIR_NAME) + 1, size, seen_state, &total, why);
+		else if (rr == 0)
+			rr = load_listed_entry(r, ae, a, &path, size, seen, &total, why);
+		if (rr < 0)
+			return rr;
 	}
 }
 
