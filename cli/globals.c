@@ -114,16 +114,23 @@ void globals_step_line(FILE *f)
 
 void globals_help(FILE *f)
 {
+	char text[64][64];
+	int width = 0;
+
 	fputs("global options (before or after the step):\n", f);
-	for (size_t i = 0; i < global_options_n; i++) {
+	/* the help column two spaces after the widest option, whatever the table holds */
+	for (size_t i = 0; i < global_options_n && i < ARRAY_SIZE(text); i++) {
 		const struct global_option *o = &global_options[i];
-		char text[64], sh[8] = "";
+		char sh[8] = "";
 
 		if (o->short_name)
 			snprintf(sh, sizeof(sh), "-%c, ", o->short_name);
-		snprintf(text, sizeof(text), "%s--%s%s%s%s", sh, o->name,
+		snprintf(text[i], sizeof(text[i]), "%s--%s%s%s%s", sh, o->name,
 			 o->arg == GLOBAL_VALUE ? " " : o->arg == GLOBAL_OPTIONAL ? "[=" : "",
 			 o->arg == GLOBAL_FLAG ? "" : o->metavar, o->arg == GLOBAL_OPTIONAL ? "]" : "");
-		fprintf(f, "  %-20s %s\n", text, o->help);
+		if ((int)strlen(text[i]) > width)
+			width = (int)strlen(text[i]);
 	}
+	for (size_t i = 0; i < global_options_n && i < ARRAY_SIZE(text); i++)
+		fprintf(f, "  %-*s  %s\n", width, text[i], global_options[i].help);
 }

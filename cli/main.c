@@ -70,7 +70,8 @@ static void usage(FILE *f)
 	fputc('\n', f);
 	globals_help(f);
 	fprintf(f, "\n'swaptool help STEP' shows a step's options; man swaptool has the whole story.\n"
-		   "exit codes: 0 pass, 1 a check or gate failed, 2 usage, 3 could not do the job, 130 interrupted\n");
+		   "exit codes: 0 pass, 1 a check or gate failed, 2 usage, 3 could not do the job, 4 preflight's\n"
+		   "clone trap found with a path open, 130 interrupted\n");
 }
 
 static void step_usage(const struct step *s)
@@ -354,7 +355,13 @@ static int pick_step(const struct globals *g, int argc, char **argv, const struc
 	*s = step_find(argv[1]);
 	if (!*s) {
 		ctx.step = NULL;
-		ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", argv[1]);
+		const struct step *near = step_nearest(argv[1]);
+
+		if (near)
+			ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; did you mean '%s'? ('swaptool --help' lists the steps)",
+				  argv[1], near->name);
+		else
+			ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", argv[1]);
 		out_error(&ctx, ctx.err_code, ctx.err_msg);
 		return EXIT_USAGE;
 	}

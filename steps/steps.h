@@ -136,6 +136,8 @@ int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size,
 /* Every step, in the order an operator runs them (steps/table.c); NULL-terminated. */
 extern const struct step *const step_table[];
 const struct step *step_find(const char *name);
+/* The step whose name is at most two edits from name (a typo), for "did you mean"; else NULL. */
+const struct step *step_nearest(const char *name);
 
 extern const struct step step_preflight, step_backup, step_plan, step_clone, step_restore, step_verify,
 	step_accept, step_report, step_verify_report, step_status, step_compare, step_metrics, step_fleet,

@@ -19,6 +19,20 @@ contains "needs a value"
 
 ok "basics"
 
+# a typo of a step is named with the step it is nearest to; a name far from all is not
+run 2 "$SWAPTOOL" prefligt
+contains "did you mean 'preflight'?"
+run 2 "$SWAPTOOL" --json stauts
+jeq .error.message "unknown step 'stauts'; did you mean 'status'? ('swaptool --help' lists the steps)"
+run 2 "$SWAPTOOL" frobnicate
+case "$ERR" in *"did you mean"*) fail "a guess for a name near no step";; esac
+# --help names every exit code of the README's table, 4 included, and its option column fits its
+# widest option
+run 0 "$SWAPTOOL" --help
+contains "4 preflight's"
+contains "  --trust-unsafe-profile  as root"
+ok "an unknown step near a known one gets a 'did you mean'; --help lists exit code 4"
+
 # Step help, both spellings.
 run 0 "$SWAPTOOL" help preflight
 contains "--target SPEC"
