@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* status: which steps are done, their verdicts and why, and the next step for the chosen path. */
 #include "steps.h"
+
+#include <sys/stat.h>
 #include "report.h"
 
 static const struct step_option status_options[] = {
@@ -84,6 +86,17 @@ static int parse_args(struct status_job *j, int argc, char **argv)
  * it, since guessing past it would misstate where the swap stands. 0, or the exit code. */
 static int load_records(struct status_job *j)
 {
+	struct stat st;
+
+	/* a mistyped --state would show every step "not run": say what is wrong instead, as lsblk
+	 * and nvme-cli do for a path that does not exist */
+	if (stat(j->ctx->state_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		const char *what = access(j->ctx->state_dir, F_OK) < 0 ? "does not exist" : "is not a directory";
+
+		return ctx_error(j->ctx, EXIT_FAILED,
+				 "state directory '%s' %s: no step has saved a record there; name the one the steps "
+				 "used with --state", j->ctx->state_dir, what);
+	}
 	for (size_t i = 0; i < SS_N; i++) {
 		_cleanup_free_ char *lwhy = NULL;
 		int r = record_load_why(j->ctx->state_dir, schema_steps[i], &j->recs[i], &lwhy);

@@ -4,6 +4,13 @@
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/fixtures/records-lib.sh"
 
+# a state directory that does not exist (a typo in --state) is named, exit 3, not "nothing has run"
+run 3 "$SWAPTOOL" --state "$TMP/no-such-state" status
+contains "state directory '$TMP/no-such-state' does not exist"
+run 3 "$SWAPTOOL" --state "$TMP/no-such-state" --json status
+jeq .error.exit_code 3
+ok "status names a missing state directory (exit 3)"
+
 # nothing has run: next is preflight, fresh install is the default path
 mkdir -p "$STATE"
 run 0 "$SWAPTOOL" --state "$STATE" --json status
