@@ -698,7 +698,7 @@ char *report_drive_cell(json_object *side, size_t row)
 	case DK_TB: return xstrdup(fmt_tb(u, a));
 	case DK_MB: return u ? xasprintf("%" PRIu64 " MB", u) : xstrdup("none (0 MB)");
 	case DK_NUM: return xstrdup(fmt_thousands(u, a));
-	case DK_C: return xasprintf("%" PRId64 " C", json_object_get_int64(v));
+	case DK_C: return xasprintf("%" PRId64 " °C", json_object_get_int64(v));
 	case DK_B: return xasprintf("%" PRIu64 " B", u);
 	}
 	return xstrdup("unknown");

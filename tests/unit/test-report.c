@@ -309,6 +309,14 @@ static void test_drives(void)
 	CHECK(jget(d, "lba_size") == NULL); /* a file's 4096 is not the device's LBA size */
 	d = jget(jget(rep, "drives"), "old");
 	CHECK_STR(jget_str(d, "model"), "XG7000-2TB 2242");
+	/* a temperature reads as preflight writes it: "42 °C" */
+	jset_i64(d, "temperature_c", 42);
+	for (size_t row = 0; row < report_drive_nrows; row++)
+		if (streq(report_drive_rows[row].key, "temperature_c")) {
+			char *cell = report_drive_cell(d, row);
+			CHECK_STR(cell, "42 °C");
+			free(cell);
+		}
 	CHECK(jget_u64(d, "hmb_mb") == 40 && jget_u64(d, "power_on_hours") == 96 && jget_u64(d, "error_log_entries") == 3);
 	CHECK_STR(jget_str(d, "class"), "avoid");
 	CHECK(jget(d, "lba_format") && jget_u64(d, "lba_format") == 0);
