@@ -191,6 +191,8 @@ int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size,
 	int r = disk_open(path, image_lba_size, src, &why);
 
 	if (r < 0)
-		return ctx_error(ctx, r == -ENOENT || r == -EISDIR || r == -ENOTBLK ? EXIT_USAGE : EXIT_FAILED, "%s", why);
+		/* a directory or a partition is the wrong kind of argument (usage); a SOURCE that is not
+		 * there is a drive swaptool could not read (README's exit codes: 3) */
+		return ctx_error(ctx, r == -EISDIR || r == -ENOTBLK ? EXIT_USAGE : EXIT_FAILED, "%s", why);
 	return 0;
 }

@@ -117,7 +117,7 @@ struct step_target_opts {
 int step_target_option(struct ctx *ctx, int c, const char *v, struct step_target_opts *t);
 /* After the operands: 0 when --target was given, else the usage error (exit 2). */
 int step_target_given(struct ctx *ctx, const struct step_target_opts *t);
-/* SOURCE: disk_open with the exit codes every step uses (missing, directory, partition: 2; else 3). */
+/* SOURCE: disk_open with the exit codes every step uses (directory, partition: 2; missing and the rest: 3). */
 int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size, struct disk *src);
 /* Option entries more than one step takes, with the values their parsers switch on: whole where
  * they mean the same in every step that takes them, with the step's help text where they do not. */

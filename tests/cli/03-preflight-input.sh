@@ -45,7 +45,7 @@ jeq .target.path "$TMP/target.img"
 ok "good --target forms"
 
 # Bad sources.
-run 2 pf "$TMP/missing.img" --target 2TB
+run 3 pf "$TMP/missing.img" --target 2TB
 contains "No such file"
 run 2 pf "$TMP" --target 2TB
 contains "is a directory"

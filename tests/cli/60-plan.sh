@@ -117,5 +117,5 @@ run 2 "$SWAPTOOL" "${P[@]}" plan "$TMP/src.img" --target 2000398934016 --path bo
 run 2 "$SWAPTOOL" "${P[@]}" plan "$TMP/src.img" --target 2000398934016 --frobnicate
 run 2 "$SWAPTOOL" "${P[@]}" --json plan "$TMP/src.img" --target 2000398934016 --rehearse --path fresh
 jeq .error.exit_code 2
-run 2 "$SWAPTOOL" "${P[@]}" plan "$TMP/nonexistent.img" --target 2000398934016
+run 3 "$SWAPTOOL" "${P[@]}" plan "$TMP/nonexistent.img" --target 2000398934016
 ok "bad input"
