@@ -127,6 +127,7 @@ static int take_global(struct ctx *ctx, struct globals *g, enum global_id id, co
 	case G_STATE:
 		free(ctx->state_dir);
 		ctx->state_dir = xstrdup(val);
+		ctx->state_given = true;
 		break;
 	case G_PROFILE:
 		ctx->profile_path = val;

@@ -23,6 +23,7 @@ struct ctx {
 	bool progress;           /* stderr is a TTY and not quiet */
 	bool no_record;          /* --no-record: save no record in the state directory */
 	char *state_dir;         /* where step records live */
+	bool state_given;        /* state_dir came from --state, not the default */
 	const char *profile_path;/* NULL: the built-in profile */
 	const char *profile_from;/* where profile_path came from: "--profile", "SWAPTOOL_PROFILE", ... */
 	struct profile *profile;

@@ -89,8 +89,9 @@ static int load_records(struct status_job *j)
 	struct stat st;
 
 	/* a mistyped --state would show every step "not run": say what is wrong instead, as lsblk
-	 * and nvme-cli do for a path that does not exist */
-	if (stat(j->ctx->state_dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	 * and nvme-cli do for a path that does not exist (the default directory that no step has made
+	 * yet is a fresh node: nothing has run) */
+	if (j->ctx->state_given && (stat(j->ctx->state_dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
 		const char *what = access(j->ctx->state_dir, F_OK) < 0 ? "does not exist" : "is not a directory";
 
 		return ctx_error(j->ctx, EXIT_FAILED,

@@ -14,6 +14,7 @@ command -v runuser >/dev/null || skip "no runuser"
 NOBODY=$(id -u nobody)
 export SWAPTOOL_SYSCONFDIR="$TMP/etc" # no site profile unless this test writes one
 chmod 0711 "$TMP" # nobody may pass through (not list, not write) to the directories it owns below
+mkdir -p "$STATE" # status reads it, and names one that does not exist (exit 3)
 S=(--state "$STATE")
 
 # profile FILE [MARK]: a valid profile; with MARK, an [engine] gate that touches MARK

@@ -6,7 +6,7 @@
 # owned by nobody is refused by status and report; a .lock that is a hard link to another file leaves
 # that file's bytes as they were and the step is refused (exit 3). Root and the user nobody are real.
 . "$SRCDIR/tests/lib.sh"
-. "$SRCDIR/tests/cli/50-records.lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 
 need_root
 id nobody >/dev/null 2>&1 || skip "no user nobody"
