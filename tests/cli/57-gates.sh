@@ -126,6 +126,7 @@ timeout 10 "$SWAPTOOL" --state "$STATE" --profile "$TMP/fifo.ini" status >"$TMP/
 grep -q "not a regular file" "$TMP/err" || fail "a FIFO profile: $(cat "$TMP/err")"
 # good paths still load
 printf '[backup]\npath = ~\npath = ~/.ssh/\npath = /etc/fstab\nrequired = ~/k\n[refetch]\npath = ~/models\n' >"$TMP/good.ini"
+mkdir -p "$TMP/fresh"
 run 0 "$SWAPTOOL" --state "$TMP/fresh" --profile "$TMP/good.ini" status
 ok "zero or absurd durations, depths, threads, sizes and bad paths: exit 2 (at load for the profile)"
 
