@@ -172,20 +172,24 @@ int main(void)
 	/* what may not stand at DIR/.lock: a FIFO (no hang), a symlink (not followed), a directory */
 	CHECK(mkfifo(lockp, 0600) == 0);
 	CHECK(state_lock_take(&l, dir, "backup", 0) == -EINVAL);
-	CHECK(l.fd == -1);
+	CHECK(l.fd == -1 && l.why != NULL);
+	state_lock_release(&l); /* frees the refusal's message */
 	unlink(lockp);
 	CHECK(symlink("../../elsewhere", lockp) == 0);
 	CHECK(state_lock_take(&l, dir, "backup", 0) == -EINVAL);
+	state_lock_release(&l);
 	CHECK(sh("[ ! -e elsewhere ]") == 0);
 	unlink(lockp);
 	CHECK(mkdir(lockp, 0700) == 0);
 	CHECK(state_lock_take(&l, dir, "backup", 0) < 0);
+	state_lock_release(&l);
 	rmdir(lockp);
 	/* DIR under a regular file cannot be made */
 	CHECK(sh(": > plain") == 0);
 	{
 		_cleanup_free_ char *bad = tpath("plain/state");
 		CHECK(state_lock_take(&l, bad, "backup", 0) == -ENOTDIR);
+		state_lock_release(&l);
 	}
 	return tap_done();
 }

@@ -213,7 +213,7 @@ int main(void)
 		struct disk d;
 		struct layout l;
 		struct plan p;
-		_cleanup_free_ char *scratch = tpath("scratch");
+		_cleanup_free_ char *scratch = tpath("scratch"), *small = tpath("small.img");
 		struct copy_opts copy = { .no_direct = true };
 		struct rehearse_result res = { 0 };
 		int r;
@@ -221,7 +221,7 @@ int main(void)
 		clone("small.img", 4 * GiB - 512 * MiB, true);
 		/* the rehearsal of the same plan on scratch copies */
 		CHECK(sh("truncate -s %llu small.img", 4 * GiB - 512 * MiB) == 0);
-		if (make_plan(tpath("small.img"), 4 * GiB - 512 * MiB, &d, &l, &p) == 0) {
+		if (make_plan(small, 4 * GiB - 512 * MiB, &d, &l, &p) == 0) {
 			r = plan_rehearse(&p, scratch, &copy, &res, &why);
 			CHECK(r == 0);
 			if (r != 0)
