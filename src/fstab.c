@@ -6,6 +6,7 @@
 
 #include <blkid/blkid.h>
 #include <ctype.h>
+#include <libmount/libmount.h>
 #include <strings.h>
 
 static blkid_cache cache;
@@ -87,10 +88,17 @@ static bool split_tag(const char *src, char **tag, char **value)
 	return false;
 }
 
+/* True when the comma-separated option string holds NAME as an option of its own (libmount's
+ * parser: "nofail" is not found in "x-nofailover", nor in "noauto2"). */
+static bool has_option(const char *opts, const char *name)
+{
+	return opts && mnt_optstr_get_option(opts, name, NULL, NULL) == 0;
+}
+
 /* What stops working at boot when this line names a device that is not there. */
 static char *what_breaks(bool crypttab, const char *target, const char *fstype, const char *opts)
 {
-	bool nofail = opts && (strstr(opts, "nofail") || strstr(opts, "noauto"));
+	bool nofail = has_option(opts, "nofail") || has_option(opts, "noauto");
 
 	if (crypttab)
 		return xasprintf("the encrypted volume '%s' is not unlocked%s", target,
@@ -107,6 +115,13 @@ static char *what_breaks(bool crypttab, const char *target, const char *fstype, 
 	return xasprintf("'%s' is not mounted: boot waits 90 s for the device, then drops to the emergency shell", target);
 }
 
+/* A line's fields, freed when the loop's iteration ends (cleanup attribute). */
+static void fields_free(char *(*f)[4])
+{
+	for (size_t i = 0; i < ARRAY_SIZE(*f); i++)
+		free((*f)[i]);
+}
+
 int fstab_check(const char *text, bool crypttab, fstab_resolver resolve, void *userdata, struct fstab_report *rep)
 {
 	_cleanup_free_ char *copy = xstrdup(text);
@@ -116,7 +131,7 @@ int fstab_check(const char *text, bool crypttab, fstab_resolver resolve, void *u
 	*rep = (struct fstab_report){ 0 };
 	/* strtok_r would skip empty lines and lose the numbering: walk by hand. */
 	for (char *line = copy, *next; line; line = next) {
-		char *f[4] = { 0 };
+		__attribute__((cleanup(fields_free))) char *f[4] = { 0 };
 		_cleanup_free_ char *work = NULL, *tag = NULL, *value = NULL;
 		unsigned nf = 0;
 		char *p;
@@ -131,8 +146,10 @@ int fstab_check(const char *text, bool crypttab, fstab_resolver resolve, void *u
 			p++;
 		if (!*p || *p == '#')
 			continue;
+		/* fields are written mangled (a space as \\040, as getmntent and libmount read them) */
 		for (char *tok = strtok_r(p, " \t", &save); tok && nf < 4; tok = strtok_r(NULL, " \t", &save))
-			f[nf++] = tok;
+			if (!(f[nf++] = mnt_unmangle(tok)))
+				abort();
 		const char *src = crypttab ? f[1] : f[0];
 		const char *target = crypttab ? f[0] : f[1];
 		if (!src || !target)
@@ -151,7 +168,8 @@ int fstab_check(const char *text, bool crypttab, fstab_resolver resolve, void *u
 			.tag = TAKE_PTR(tag),
 			.value = TAKE_PTR(value),
 			.target = xstrdup(target),
-			.breaks = what_breaks(crypttab, target, crypttab ? NULL : f[2], crypttab ? f[3] : f[3]),
+			/* options are the fourth field of both: fstab's mount options, crypttab's */
+			.breaks = what_breaks(crypttab, target, crypttab ? NULL : f[2], f[3]),
 		};
 	}
 	return 0;

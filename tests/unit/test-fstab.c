@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* fstab (src/fstab.c): which lines are identifier lines and how their tag and value are read
- * (cases, quotes, /dev/disk/by-* links, tabs, crypttab's field 2), what each unresolved line
+ * (cases, quotes, /dev/disk/by-* links, tabs, \040 escapes, crypttab's field 2), what each unresolved line
  * breaks at boot, the JSON rows; and the libblkid resolver against an ext4 on a loop device
  * (root), checked against blkid -t. */
 #include "util.h"
@@ -97,6 +97,20 @@ static void test_parse(void)
 	CHECK_STR(rep.v[0].breaks, "the encrypted volume 'cryptdata' is not unlocked (nofail: boot continues without it)");
 	CHECK_STR(rep.v[1].value, "c2");
 	CHECK(strstr(rep.v[1].breaks, "emergency shell") != NULL);
+	fstab_report_free(&rep);
+
+	/* fields are read as getmntent and libmount read them: a space in a label is written \040, the
+	 * mount point too; an option is a word of its own ("x-nofailover" is not nofail) */
+	memset(&a, 0, sizeof(a));
+	CHECK(fstab_check("LABEL=my\\040disk /mnt/my\\040disk ext4 defaults,x-nofailover 0 2\n"
+			  "UUID=good /srv ext4 defaults 0 2\n", false, record_resolve, &a, &rep) == 0);
+	CHECK_U64(rep.ids, 2);
+	CHECK_STR(a.values[0], "my disk");
+	CHECK_U64(rep.n, 1);
+	CHECK_STR(rep.v[0].value, "my disk");
+	CHECK_STR(rep.v[0].target, "/mnt/my disk");
+	CHECK_STR(rep.v[0].text, "LABEL=my\\040disk /mnt/my\\040disk ext4 defaults,x-nofailover 0 2");
+	CHECK_STR(rep.v[0].breaks, "'/mnt/my disk' is not mounted: boot waits 90 s for the device, then drops to the emergency shell");
 	fstab_report_free(&rep);
 
 	/* nothing to check */
