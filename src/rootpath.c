@@ -297,33 +297,50 @@ static int root_db(const char *root, const char *file, char **text)
 	return 0;
 }
 
-/* Find a line of a passwd/group file by name (field 0) or by id (field 2). */
-static bool db_find(const char *text, const char *name, long id, char **name_out, unsigned long *id_out)
+/* One entry of a passwd or group file, read by glibc's own parser (fgetpwent_r, fgetgrent_r: the
+ * format nss_files reads, comments and malformed lines skipped) into a buffer that grows on ERANGE
+ * (the stream is then back at the start of that line). 1: an entry, 0: the end, <0: an error. */
+static int db_next(FILE *f, bool group, char **buf, size_t *len, const char **name, unsigned long *id)
 {
-	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		size_t ll = strcspn(l, "\n");
-		_cleanup_free_ char *line = strndup(l, ll);
-		char *f[3] = { 0 }, *p, *end;
-		unsigned long v;
+	for (;;) {
+		struct passwd pw, *pwp = NULL;
+		struct group gr, *grp = NULL;
+		int r = group ? fgetgrent_r(f, &gr, *buf, *len, &grp) : fgetpwent_r(f, &pw, *buf, *len, &pwp);
 
-		if (!line)
-			abort();
-		p = line;
-		for (int i = 0; i < 3 && p; i++) {
-			f[i] = p;
-			p = strchr(p, ':');
-			if (p)
-				*p++ = '\0';
+		if (r == ERANGE && *len < (64u << 20)) {
+			free(*buf);
+			*buf = xcalloc(1, *len *= 2);
+			continue;
 		}
-		if (!f[2] || !*f[0] || f[0][0] == '#' || f[0][0] == '+' || f[0][0] == '-')
+		if (r == ENOENT)
+			return 0;
+		if (r != 0)
+			return -r;
+		*name = group ? grp->gr_name : pwp->pw_name;
+		*id = group ? grp->gr_gid : pwp->pw_uid;
+		return 1;
+	}
+}
+
+/* Find an entry of a passwd/group file's text by name, or by id when name is NULL. NIS lines
+ * ("+", "-") name no one. */
+static bool db_find(const char *text, bool group, const char *name, unsigned long id, char **name_out,
+		    unsigned long *id_out)
+{
+	_cleanup_fclose_ FILE *f = fmemopen((void *)text, strlen(text), "r");
+	size_t len = 4096;
+	_cleanup_free_ char *buf = xcalloc(1, len);
+	const char *n = NULL;
+	unsigned long v = 0;
+
+	if (!f || !*text)
+		return false;
+	while (db_next(f, group, &buf, &len, &n, &v) > 0) {
+		if (!*n || *n == '+' || *n == '-' || v > UINT32_MAX - 1)
 			continue;
-		errno = 0;
-		v = strtoul(f[2], &end, 10);
-		if (errno || !*f[2] || *end || v > UINT32_MAX - 1)
-			continue;
-		if ((name && streq(f[0], name)) || (!name && (unsigned long)id == v)) {
+		if (name ? streq(n, name) : v == id) {
 			if (name_out)
-				*name_out = xstrdup(f[0]);
+				*name_out = xstrdup(n);
 			if (id_out)
 				*id_out = v;
 			return true;
@@ -359,7 +376,7 @@ static int lookup_name(const char *root, bool group, const char *name, unsigned 
 	} else {
 		r = root_db(root, group ? "group" : "passwd", &text);
 		if (r == 0)
-			r = db_find(text, name, 0, NULL, id) ? 0 : -ENOENT;
+			r = db_find(text, group, name, 0, NULL, id) ? 0 : -ENOENT;
 	}
 	if (r < 0 && all_digits(name)) { /* stored by number: the backup had no name for it */
 		*id = strtoul(name, NULL, 10);
@@ -399,7 +416,7 @@ static char *id_name(const char *root, bool group, unsigned long id)
 
 		if (pw || gr)
 			return xstrdup(pw ? pw->pw_name : gr->gr_name);
-	} else if (root_db(root, group ? "group" : "passwd", &text) == 0 && db_find(text, NULL, (long)id, &name, NULL))
+	} else if (root_db(root, group ? "group" : "passwd", &text) == 0 && db_find(text, group, NULL, id, &name, NULL))
 		return name;
 	return xasprintf("%lu", id);
 }

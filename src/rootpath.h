@@ -37,7 +37,7 @@ char *root_real(int rootfd, const char *rel, bool follow_last);
 char *root_user_name(const char *root, uid_t uid);
 char *root_group_name(const char *root, gid_t gid);
 /* Resolve a user or group name on the root: NSS for the live system, else ROOT/etc/passwd and
- * ROOT/etc/group (parsed here, read through the root); a name of digits is that number.
+ * ROOT/etc/group (read through the root, parsed by glibc's fgetpwent_r/fgetgrent_r); a name of digits is that number.
  * -ENOENT: no such name; -ENOMEDIUM: an offline root without its own etc/passwd (etc/group). */
 int lookup_user(const char *root, const char *name, uid_t *uid);
 int lookup_group(const char *root, const char *name, gid_t *gid);

@@ -135,6 +135,10 @@ static void names(const char *root, const char *bare)
 	CHECK(lookup_group(root, "flare", &gid) == 0);
 	CHECK_U64(gid, 4343);
 	CHECK(lookup_user(root, "nobody-here", &uid) == -ENOENT);
+	CHECK(lookup_user(root, "broken", &uid) == -ENOENT);
+	CHECK(lookup_user(root, "+nisuser", &uid) == -ENOENT);
+	CHECK(lookup_group(root, "big", &gid) == 0);
+	CHECK_U64(gid, 5000);
 	CHECK(lookup_user(root, "1234", &uid) == 0); /* a name of digits is that number */
 	CHECK_U64(uid, 1234);
 	_cleanup_free_ char *u = root_user_name(root, 4242), *g = root_group_name(root, 4343);
@@ -168,9 +172,19 @@ int main(void)
 		CHECK(mkdir(etc, 0755) == 0);
 		CHECK(mkdir_p(share, 0755) == 0);
 	}
-	put(root, "etc/passwd", "# a comment\nroot:x:0:0::/root:/bin/sh\nflare:x:4242:4343::/home/flare:/bin/sh\n");
-	/* etc/group a link to ../usr/share/..., as some distributions ship it: read through the root */
-	put(root, "usr/share/group", "root:x:0:\nflare:x:4343:\n");
+	/* read as glibc's nss_files reads them: a comment, a malformed line and a NIS line name no one */
+	put(root, "etc/passwd", "# a comment\nroot:x:0:0::/root:/bin/sh\nbroken:x:notanumber:1::/:/bin/sh\n"
+				"+nisuser::4242:4242:::\nflare:x:4242:4343::/home/flare:/bin/sh\n");
+	{
+		/* etc/group a link to ../usr/share/..., as some distributions ship it: read through the root;
+		 * a group line longer than the parser's first buffer (6,000 members) before flare's */
+		_cleanup_free_ char *members = xcalloc(1, 6000 * 8 + 1), *group = NULL;
+
+		for (int i = 0; i < 6000; i++)
+			sprintf(members + i * 8, "%s%06d", i ? ",u" : "uu", i);
+		group = xasprintf("root:x:0:\nbig:x:5000:%s\nflare:x:4343:\n", members);
+		put(root, "usr/share/group", group);
+	}
 	link_at(root, "etc/group", "/usr/share/group");
 	resolve(root);
 	names(root, bare);
