@@ -171,6 +171,24 @@ static void put_pubkey_blob(struct wbuf *b, const unsigned char pk[ED25519_PK_LE
 	wbuf_wipe(&k);
 }
 
+/* Why a key of another type cannot sign here, by its type name: SSHSIG over Ed25519 is the one
+ * signature this module makes (docs/swaptool-report.1, KEYS). */
+static const char *other_key_why(const struct rbuf *type)
+{
+	static const struct { const char *prefix, *why; } types[] = {
+		{ "ssh-rsa", "an RSA key (ssh-rsa): swaptool signs with Ed25519 keys only" },
+		{ "ecdsa-sha2-", "an ECDSA key (ecdsa-sha2-*): swaptool signs with Ed25519 keys only" },
+		{ "sk-", "a FIDO security-key key (sk-*): its private half stays on the token, which swaptool "
+			 "cannot use; sign with a plain Ed25519 key" },
+		{ "ssh-dss", "a DSA key (ssh-dss): swaptool signs with Ed25519 keys only" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(types); i++)
+		if (type->len >= strlen(types[i].prefix) && memcmp(type->p, types[i].prefix, strlen(types[i].prefix)) == 0)
+			return types[i].why;
+	return "not an ssh-ed25519 key: swaptool signs with Ed25519 keys only";
+}
+
 static int parse_pubkey_blob(struct rbuf blob, unsigned char pk[ED25519_PK_LEN], const char **why)
 {
 	struct rbuf type, key;
@@ -180,7 +198,7 @@ static int parse_pubkey_blob(struct rbuf blob, unsigned char pk[ED25519_PK_LEN],
 		return -EBADMSG;
 	}
 	if (!rbuf_eq(&type, KEY_TYPE)) {
-		*why = "not an ssh-ed25519 key";
+		*why = other_key_why(&type);
 		return -ENOTSUP;
 	}
 	if (key.len != ED25519_PK_LEN || blob.len) {
