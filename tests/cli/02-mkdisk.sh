@@ -99,7 +99,7 @@ b=$(blkid -p -O "$P2" "$IMG")
 case "$b" in *'UUID="0d6c4e57-7e41-493d-a531-809dda000002"'*'TYPE="ext4"'*) ;; *) fail "blkid p2: $b";; esac
 b=$(blkid -p -O "$P1" "$IMG")
 case "$b" in *'UUID="D6C4-0001"'*'VERSION="FAT32"'*'TYPE="vfat"'*) ;; *) fail "blkid p1: $b";; esac
-free=$(dumpe2fs -h "$IMG?offset=$P2" 2>/dev/null | sed -n 's/^Free blocks: *//p')
+free=$(debugfs -R 'stats -h' "$IMG?offset=$P2" 2>/dev/null | sed -n 's/^Free blocks: *//p')
 jeq '.partition_table.partitions[1].fs.free_blocks' "$free"
 ok "incident: GPT, FAT32 and ext4 at the exact LBAs, clean"
 
@@ -177,7 +177,7 @@ grep -q 'img1 : start= *2048, size= *1048576, type=ef$' "$TMP/sfd" || { cat "$TM
 grep -q 'img2 : start= *1050624, size= *3999746736, type=83$' "$TMP/sfd" || { cat "$TMP/sfd"; fail "mbr: p2"; }
 jeq '.partition_table.partitions[1].end_lba' 4000797359
 # the same content as incident's p2 (fsck'd there): the superblock is enough here
-dumpe2fs -h "$IMG?offset=$(fsoff 1)" 2>/dev/null | grepq '^Filesystem state: *clean$' || fail "mbr: p2 not clean"
+debugfs -R 'stats -h' "$IMG?offset=$(fsoff 1)" 2>/dev/null | grepq '^Filesystem state: *clean$' || fail "mbr: p2 not clean"
 blkid -p -O "$(fsoff 1)" "$IMG" | grepq 'UUID="0d6c4e57-7e41-493d-a531-809dda000002"' || fail "mbr: p2 UUID"
 blkid -p -O "$(fsoff 0)" "$IMG" | grepq 'TYPE="vfat"' || fail "mbr: p1 FAT"
 ok "mbr: 0xEF + 0x83 to LBA 4,000,797,359"
@@ -280,7 +280,7 @@ grep -Eq 'k\.img2 +131328 +500099664 ' "$TMP/fd" || fail "4096: p2"
 blkid -p -O 1048576 "$IMG" | grepq 'UUID="D6C4-0001"' || fail "4096: ESP not at 1 MiB"
 blkid -p -O "$(fsoff 1)" "$IMG" | grepq 'TYPE="ext4"' || fail "4096: p2 not ext4"
 [ "$(fsoff 1)" = $((131328 * 4096)) ] || fail "4096: p2 offset"
-dumpe2fs -h "$IMG?offset=$(fsoff 1)" 2>/dev/null | grepq '^Filesystem state: *clean$' || fail "4096: p2 not clean"
+debugfs -R 'stats -h' "$IMG?offset=$(fsoff 1)" 2>/dev/null | grepq '^Filesystem state: *clean$' || fail "4096: p2 not clean"
 # sgdisk reads 4096-byte LBAs only from a device: a read-only loop device when we may
 if [ "$(id -u)" = 0 ] && losetup -f >/dev/null 2>&1; then
 	# a kernel without loop sector sizes (LOOP_SET_BLOCK_SIZE, 4.14) cannot do this: not a failure

@@ -11,7 +11,7 @@
 "$MKDISK" scaled "$TMP/src.img" --written 16 --ext4-features orphan_file,metadata_csum_seed >"$TMP/src.json"
 off=$(sfdisk -J "$TMP/src.img" | jq '.partitiontable.partitions[1].start * 512')
 dev="$TMP/src.img?offset=$off"
-feats=$(dumpe2fs -h "$dev" 2>/dev/null | sed -n 's/^Filesystem features: *//p')
+feats=$(debugfs -R 'stats -h' "$dev" 2>/dev/null | sed -n 's/^Filesystem features: *//p')
 for f in orphan_file metadata_csum_seed metadata_csum; do
 	case " $feats " in *" $f "*) ;; *) fail "mkdisk --ext4-features: no $f in '$feats'";; esac
 done
@@ -39,7 +39,7 @@ run 0 "$SWAPTOOL" --state "$STATE" --json clone "$TMP/src.img" "$TMP/tgt.img" --
 jeq .verdict pass
 toff=$(sfdisk -J "$TMP/tgt.img" | jq '.partitiontable.partitions[1].start * 512')
 e2fsck -fn "$TMP/tgt.img?offset=$toff" >"$TMP/fsck" 2>&1 || { cat "$TMP/fsck"; fail "e2fsck -fn of the target"; }
-dumpe2fs -h "$TMP/tgt.img?offset=$toff" 2>/dev/null | grepq '^Filesystem features:.* orphan_file' ||
+debugfs -R 'stats -h' "$TMP/tgt.img?offset=$toff" 2>/dev/null | grepq '^Filesystem features:.* orphan_file' ||
 	fail "the target lost orphan_file"
 jq -r '.files[] | select(.partition == 2) | "\(.path) \(.sha256)"' "$TMP/src.json" >"$TMP/files"
 [ -s "$TMP/files" ] || fail "mkdisk listed no files"
@@ -56,7 +56,7 @@ rm -f "$TMP/tgt.img"
 # reads the filesystem, and the rehearsal stops before its copy, naming both.
 cp --sparse=always "$TMP/src.img" "$TMP/unk.img"
 debugfs -w -R "feature lazy_bg FEATURE_C13" "$TMP/unk.img?offset=$off" >/dev/null 2>&1
-dumpe2fs -h "$TMP/unk.img?offset=$off" 2>/dev/null | grepq '^Filesystem features:.*lazy_bg.*FEATURE_C13' ||
+debugfs -R 'stats -h' "$TMP/unk.img?offset=$off" 2>/dev/null | grepq '^Filesystem features:.*lazy_bg.*FEATURE_C13' ||
 	fail "debugfs did not set the features"
 run 0 "$SWAPTOOL" --state "$TMP/st2" --json plan "$TMP/unk.img" --target 3899999744 --rehearse --scratch "$TMP/scratch"
 jeq .verdict warn

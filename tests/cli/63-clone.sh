@@ -92,7 +92,7 @@ check_target() {
 	[ "$(dd if="$T" bs=512 skip=3907029167 count=1 status=none | head -c 8)" = "EFI PART" ] || fail "backup header"
 	[ "$(blkid -p -o value -s UUID -O $off "$T")" = 0d6c4e57-7e41-493d-a531-809dda000002 ] || fail "ext4 UUID"
 	[ "$(blkid -p -o value -s UUID -O 1048576 "$T")" = D6C4-0001 ] || fail "vfat UUID"
-	[ "$(dumpe2fs -h "$T?offset=$off" 2>/dev/null | awk -F: '/^Block count/ { gsub(/ /, "", $2); print $2 }')" = 488247313 ] ||
+	[ "$(debugfs -R 'stats -h' "$T?offset=$off" 2>/dev/null | awk -F: '/^Block count/ { gsub(/ /, "", $2); print $2 }')" = 488247313 ] ||
 		fail "block count"
 	# every real file hashes as on the source (controller.key and the written data)
 	jq -r '.files[] | select(.partition == 2) | "\(.path) \(.sha256)"' "$TMP/src.json" >"$TMP/files"

@@ -110,7 +110,7 @@ sgdisk -v "$T" | grepq "No problems found" || fail "sgdisk -v of the target"
   D6C40001-7E41-493D-A531-809DDA000001,D6C40002-7E41-493D-A531-809DDA000002 ] || fail "PARTUUIDs"
 [ "$(blkid -p -o value -s UUID -O "$off" "$T")" = 0d6c4e57-7e41-493d-a531-809dda000002 ] || fail "ext4 UUID"
 [ "$(blkid -p -o value -s UUID -O 1048576 "$T")" = D6C4-0001 ] || fail "vfat UUID"
-[ "$(dumpe2fs -h "$T?offset=$off" 2>/dev/null | awk -F: '/^Block count/ { gsub(/ /, "", $2); print $2 }')" = $cut ] ||
+[ "$(debugfs -R 'stats -h' "$T?offset=$off" 2>/dev/null | awk -F: '/^Block count/ { gsub(/ /, "", $2); print $2 }')" = $cut ] ||
 	fail "block count"
 jq -r '.files[] | select(.partition == 2) | "\(.path) \(.sha256)"' "$TMP/src.json" | while read -r f want; do
 	got=$(debugfs -R "cat \"$f\"" "$T?offset=$off" 2>/dev/null | sha256sum | cut -d' ' -f1)

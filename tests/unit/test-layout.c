@@ -2,7 +2,7 @@
 /* layout (src/layout.c): mkdisk's scaled disk (4 GiB, GPT: FAT16 p1, ext4 p2 to the end) fitted
  * against targets of the same size, 512 MiB smaller, far too small, with 4096-byte LBAs, and too
  * small for a GPT; and an MBR disk. The target's last usable LBA is sgdisk's on a sparse file
- * of that size; partitions, UUIDs and block counts are sgdisk's, blkid's and dumpe2fs's. */
+ * of that size; partitions, UUIDs and block counts are sgdisk's, blkid's and debugfs's. */
 #include "util.h"
 #include "layout.h"
 #include "tap.h"
@@ -32,7 +32,7 @@ int main(void)
 		return 77;
 	}
 	tdir_make("test-layout");
-	need_tools("sgdisk sfdisk mke2fs blkid dumpe2fs");
+	need_tools("sgdisk sfdisk mke2fs blkid debugfs");
 	CHECK(sh("'%s' scaled s.img > s.json", mkdisk) == 0);
 	img = tpath("s.img");
 	CHECK(disk_open(img, 512, &d, &why) == 0);
@@ -56,7 +56,7 @@ int main(void)
 	CHECK_STR(l.fs[1].id.uuid, uuid);
 	CHECK_STR(l.fs[1].ext.uuid, uuid);
 	CHECK_U64(l.fs[1].ext.block_count,
-		  sh_u64("dumpe2fs -h 's.img?offset=%" PRIu64 "' 2>/dev/null | sed -n 's/^Block count: *//p'", start2 * 512));
+		  sh_u64("debugfs -R 'stats -h' 's.img?offset=%" PRIu64 "' 2>/dev/null | sed -n 's/^Block count: *//p'", start2 * 512));
 	CHECK(l.raw_clone_possible && l.fs_clone_possible);
 	CHECK(!l.lba_size_differs);
 	CHECK(l.delta_bytes == 0);

@@ -52,7 +52,7 @@ host() {
 	off=$(jq '.partition_table.partitions[-1].fs.offset_bytes' "$VMRUN/layout.json")
 	e2fsck -fn "$VMRUN/tgt.img?offset=$off" >"$VMRUN/fsck.log" 2>&1 || { cat "$VMRUN/fsck.log"; fail "e2fsck -fn on the target's p$n"; }
 	sha256sum <"$VMRUN/src.img" | cmp -s - "$VMRUN/src.before" || fail "the source image changed"
-	[ "$(dumpe2fs -h "$VMRUN/tgt.img?offset=$off" 2>/dev/null | sed -n 's/^Block count: *//p')" = "$blocks" ] ||
+	[ "$(debugfs -R 'stats -h' "$VMRUN/tgt.img?offset=$off" 2>/dev/null | sed -n 's/^Block count: *//p')" = "$blocks" ] ||
 		fail "the target's ext4 is not the planned $blocks blocks"
 	for i in $(seq "$n"); do
 		sp=$(jq -r ".partition_table.partitions[$((i - 1))].part_guid" "$VMRUN/layout.json")
