@@ -15,6 +15,17 @@ static void copy_value(blkid_probe pr, const char *name, char *dst, size_t len)
 		snprintf(dst, len, "%s", v);
 }
 
+/* How many superblocks the probe finds one by one, as wipefs(8) lists them (at most 16). */
+static unsigned signatures(blkid_probe pr)
+{
+	unsigned n = 0;
+
+	blkid_reset_probe(pr);
+	while (n < 16 && blkid_do_probe(pr) == 0)
+		n++;
+	return n;
+}
+
 int probe_fs(int fd, uint64_t offset, uint64_t size, struct fs_id *id)
 {
 	_cleanup_(blkid_probe_freep) blkid_probe pr = blkid_new_probe();
@@ -34,8 +45,10 @@ int probe_fs(int fd, uint64_t offset, uint64_t size, struct fs_id *id)
 	r = blkid_do_safeprobe(pr);
 	if (r == 1)
 		return 0; /* nothing there: type stays "" */
-	if (r == -2)
-		return -EUCLEAN; /* ambivalent: more than one signature */
+	/* ambivalent: more than one signature. libblkid 2.41 (Debian 13) reports it as -1, a plain
+	 * error, where 2.38 says -2: counted again, so that both read as ambivalent */
+	if (r == -2 || (r == -1 && signatures(pr) > 1))
+		return -EUCLEAN;
 	if (r < 0)
 		return -EIO;
 	copy_value(pr, "TYPE", id->type, sizeof(id->type));

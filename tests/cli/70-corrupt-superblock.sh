@@ -7,7 +7,9 @@
 . "$SRCDIR/tests/lib.sh"
 : "${MKDISK:?run through meson test (tests/run)}"
 
-"$MKDISK" scaled "$TMP/clean.img" >/dev/null
+# Without metadata_csum: libblkid of util-linux 2.39 and later (Debian 13) checks the superblock's
+# checksum and sees no ext4 in any damaged one; these are the superblocks it still calls ext4.
+"$MKDISK" scaled "$TMP/clean.img" --ext4-features ^metadata_csum,^metadata_csum_seed >/dev/null
 # p2 of `scaled` starts at LBA 133,120 (sgdisk -i 2 says so; checked below): the ext4's primary
 # superblock is 1,024 bytes into it.
 start=$(sgdisk -i 2 "$TMP/clean.img" | sed -n 's/^First sector: \([0-9]*\).*/\1/p')
@@ -23,8 +25,14 @@ ok "the clean image: path 2 possible"
 corrupt() {
 	cp --sparse=always "$TMP/clean.img" "$TMP/$1.img"
 	printf "$3" | dd of="$TMP/$1.img" bs=1 seek=$((SB + $2)) conv=notrunc status=none
-	# the damage must be one blkid still calls ext4: that is the case that used to kill swaptool
-	[ "$(blkid -p -O $((133120 * 512)) -s TYPE -o value "$TMP/$1.img")" = ext4 ] || fail "$1: blkid no longer sees ext4"
+	# the damage must be one blkid still calls ext4: that is the case that used to kill swaptool.
+	# libblkid 2.41 (Debian 13) checks the block size too: what it no longer calls ext4 never reaches
+	# swaptool's ext4 code on that release, and is not a case there (at least 15 must remain).
+	if [ "$(blkid -p -O $((133120 * 512)) -s TYPE -o value "$TMP/$1.img")" != ext4 ]; then
+		echo "# $1: this libblkid does not call it ext4: not a case here"
+		rm -f "$TMP/$1.img"
+		return 1
+	fi
 }
 
 # one_json STEP ARGS...: runs a --json step; exit below 128, exactly one JSON document on stdout.
@@ -57,9 +65,11 @@ cases=(
 	"log-groups-per-flex  372 \\x40"
 	"blocks-past-part     4   \\xfc\\xbe\\x0f\\x00"
 )
+judged=0
 for c in "${cases[@]}"; do
 	read -r name off bytes <<<"$c"
-	corrupt "$name" "$off" "$bytes"
+	corrupt "$name" "$off" "$bytes" || continue
+	judged=$((judged + 1))
 
 	one_json preflight "$TMP/$name.img" --target $T
 	[ "$RC" = 4 ] || fail "$name: preflight exited $RC, expected 4 (the clone trap; the fresh install remains)"
@@ -86,18 +96,19 @@ for c in "${cases[@]}"; do
 	rm -f "$TMP/$name.img"
 	ok "$name: judged, no signal"
 done
+[ "$judged" -ge 15 ] || fail "only $judged of ${#cases[@]} damaged superblocks are ext4 to this blkid"
 
 # The reason names the damage when libext2fs opens the superblock but its counts contradict.
-corrupt free-blocks 12 '\xff\xff\xff\xff'
+corrupt free-blocks 12 '\xff\xff\xff\xff' || fail "free-blocks: blkid no longer sees ext4"
 one_json preflight "$TMP/free-blocks.img" --target $T
 jeq '[.checks[] | select(.id == "fs-clean")][0].summary | test("more free blocks than blocks")' true
 # 1,031,932 blocks of 4 KiB: one block more than p2's 8,255,455 LBAs hold (libext2fs, opened at an
 # offset, cannot know the partition's end)
-corrupt past-part 4 '\xfc\xbe\x0f\x00'
+corrupt past-part 4 '\xfc\xbe\x0f\x00' || fail "past-part: blkid no longer sees ext4"
 one_json preflight "$TMP/past-part.img" --target $T
 jeq '[.checks[] | select(.id == "fs-clean")][0].summary | test("1031932 blocks of 4096 B, more than partition 2.s 4226792960 bytes")' true
 # and libext2fs's own words when it refuses to open (not "Unknown code ext2 ...")
-corrupt bs 24 '\x40\x00\x00\x00'
+corrupt bs 24 '\x40\x00\x00\x00' || fail "bs: blkid no longer sees ext4"
 one_json preflight "$TMP/bs.img" --target $T
 jeq '[.checks[] | select(.id == "fs-clean")][0].summary | test("Unknown code")' false
 ok "the reason is named"
