@@ -37,6 +37,10 @@ jeq '.plan.paths.fs_clone.why_not | test("FAT with 512-byte sectors")' true
 jeq '.plan.paths.fs_clone.why_not | test("use path 1")' true
 jeq '.checks[] | select(.id=="lba-format") | .status' fail
 jeq '.plan.paths.fresh_install.possible' true
+# a device's own LBA size wins over --target-lba-size (which counts for a size or an image)
+run 1 "$SWAPTOOL" "${P[@]}" --json plan "$SRC" --target "$TGT" --target-lba-size 512
+jeq .plan.target.lba_size 4096
+jeq .plan.paths.fs_clone.possible false
 run 1 "$SWAPTOOL" "${P[@]}" plan "$SRC" --target "$TGT"
 contains "path 2 is refused"
 contains "put the target where it presents the LBA size it will have in the slot"
