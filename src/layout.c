@@ -48,7 +48,7 @@ static const char *lba_misfit(const struct layout *l, size_t i, char *buf, size_
  * drive (Linux: "FAT-fs: logical sector size too small"; the firmware does not read it either).
  * A target that presents another LBA size now than it will in the slot (a USB bridge) gets a GPT
  * in the wrong units. Path 2 is refused unless every partition's filesystem works at the target's
- * LBA size (docs/swaptool-plan.1, LBA SIZES). */
+ * LBA size (docs/swaptool-plan.1, "LBA sizes"). */
 static void fit_lba_size(struct layout *l)
 {
 	uint32_t sl = l->src_geo.lba_size, tl = l->tgt_geo.lba_size;
