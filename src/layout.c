@@ -23,6 +23,53 @@ static void why_not(struct layout *l, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* What partition i's filesystem is at the target's LBA size: NULL when it works there (an ext
+ * block or a FAT sector a whole number of target LBAs), else the words that say why not. */
+static const char *lba_misfit(const struct layout *l, size_t i, char *buf, size_t len)
+{
+	const struct part_fs *f = &l->fs[i];
+	uint32_t tl = l->tgt_geo.lba_size;
+
+	if (f->is_ext && f->ext_err == 0) {
+		if (fs_sector_fits(f->ext.block_size, tl))
+			return NULL;
+		snprintf(buf, len, "holds %s with %u-byte blocks", f->id.type, f->ext.block_size);
+	} else if (streq(f->id.type, "vfat") && f->fat_sector) {
+		if (fs_sector_fits(f->fat_sector, tl))
+			return NULL;
+		snprintf(buf, len, "holds a FAT with %u-byte sectors", f->fat_sector);
+	} else
+		snprintf(buf, len, "holds %s, copied raw", f->id.type[0] ? f->id.type : "no filesystem swaptool knows");
+	return buf;
+}
+
+/* Another LBA size on the target: the GPT is rewritten in its LBAs, but the filesystems are copied
+ * as they are, and a FAT ESP formatted with 512-byte sectors does not mount on a 4096-byte-sector
+ * drive (Linux: "FAT-fs: logical sector size too small"; the firmware does not read it either).
+ * A target that presents another LBA size now than it will in the slot (a USB bridge) gets a GPT
+ * in the wrong units. Path 2 is refused unless every partition's filesystem works at the target's
+ * LBA size (docs/swaptool-plan.1, "LBA sizes"). */
+static void fit_lba_size(struct layout *l)
+{
+	uint32_t sl = l->src_geo.lba_size, tl = l->tgt_geo.lba_size;
+	char buf[128];
+
+	if (!l->lba_size_differs)
+		return;
+	for (size_t i = 0; i < l->table.nparts; i++) {
+		const char *misfit = lba_misfit(l, i, buf, sizeof(buf));
+
+		if (!misfit)
+			continue;
+		l->lba_size_unsafe = true;
+		why_not(l, "the source has %u-byte LBAs and the target %u-byte ones, and partition %u %s: a GPT and a FAT "
+			   "ESP raw-copied from %u-byte sectors do not work on a %u-byte-sector drive; use path 1 (fresh "
+			   "install + restore), or put the target where it presents the LBA size it will have in the slot",
+			sl, tl, l->table.parts[i].number, misfit, sl, tl);
+		return;
+	}
+}
+
 /* Path 2 keeps every partition's start and shrinks only the last one to end at the target's
  * last usable LBA; that works when nothing else crosses the end and its filesystem's data fits. */
 static void fit_fs_clone(struct layout *l)
@@ -46,6 +93,7 @@ static void fit_fs_clone(struct layout *l)
 		why_not(l, "the source's GPT has no partitions");
 		return;
 	}
+	fit_lba_size(l);
 	for (size_t i = 1; i < t->nparts; i++)
 		if (t->parts[i].end_lba > t->parts[last].end_lba)
 			last = i;
@@ -147,6 +195,8 @@ int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, 
 		}
 
 		probe_fs(src->fd, off, p->size_bytes, &fs->id);
+		if (streq(fs->id.type, "vfat") && probe_fat_sector_size(src->fd, off, &fs->fat_sector) < 0)
+			fs->fat_sector = 0;
 		if (is_ext(fs->id.type)) {
 			_cleanup_free_ char *ewhy = NULL;
 

@@ -18,6 +18,7 @@ struct part_fs {
 	struct extfs_info ext;
 	int ext_err;              /* negative errno when libext2fs could not open it or it is corrupt */
 	char ext_why[256];        /* the sentence for ext_err */
+	uint32_t fat_sector;      /* vfat: bytes per sector from its boot sector; 0 otherwise or unreadable */
 };
 
 struct part_fit {
@@ -35,8 +36,9 @@ struct layout {
 	int64_t delta_bytes;      /* target minus source */
 	bool raw_clone_possible;
 	bool fs_clone_possible;
-	char fs_clone_why[256];   /* why not, when it is not */
+	char fs_clone_why[512];   /* why not, when it is not */
 	bool lba_size_differs;
+	bool lba_size_unsafe;     /* they differ and a partition would not work at the target's: path 2 refused */
 	size_t table_problems;    /* ptable_check: what sgdisk -v would call a problem */
 	char *table_why;          /* their sentences; NULL when none */
 };

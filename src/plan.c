@@ -478,6 +478,7 @@ int plan_build(const struct layout *l, const struct profile *prof, const char *t
 	memcpy(p->disk_guid, l->table.disk_guid, sizeof(p->disk_guid));
 	p->raw_possible = l->raw_clone_possible;
 	p->clone_possible = l->fs_clone_possible;
+	p->lba_size_unsafe = l->lba_size_unsafe;
 	snprintf(p->clone_why, sizeof(p->clone_why), "%s", l->fs_clone_why);
 	plan_fingerprint(l, false, p->fingerprint);
 	plan_fingerprint(l, true, p->fingerprint_shrunk);

@@ -83,7 +83,8 @@ struct plan {
 	char table_kind[8];
 	char disk_guid[37];
 	bool raw_possible, clone_possible, needs_shrink;
-	char clone_why[256];
+	bool lba_size_unsafe;        /* layout's: path 2 refused for the LBA sizes */
+	char clone_why[512];
 	struct plan_part *parts;
 	size_t nparts;
 	struct plan_action *acts;

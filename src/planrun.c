@@ -545,6 +545,90 @@ static int act_write_table(struct run *R)
 	return 0;
 }
 
+static void add_check_v(json_object *checks, const char *id, const char *status, const char *fmt, va_list ap)
+{
+	json_object *c = json_object_new_object();
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	jset_str(c, "id", id);
+	jset_str(c, "status", status);
+	jset_str(c, "summary", s);
+	free(s);
+	json_object_array_add(checks, c);
+}
+
+/* A check with its status ("pass", "fail", "skip"); add_check: pass or fail. */
+static void add_check_as(json_object *checks, const char *id, const char *status, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add_check_as(json_object *checks, const char *id, const char *status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_check_v(checks, id, status, fmt, ap);
+	va_end(ap);
+}
+
+static void add_check(json_object *checks, const char *id, bool pass, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void add_check(json_object *checks, const char *id, bool pass, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_check_v(checks, id, pass ? "pass" : "fail", fmt, ap);
+	va_end(ap);
+}
+
+/* What makes the target boot at its LBA size, which the table and UUID checks do not see (issue 29:
+ * "6 checks passed" on a disk that did not boot): the GPT's header ("EFI PART") at LBA 1 counted in
+ * the target's `lba`-byte blocks, the plan made for those blocks, and each FAT's bytes per sector
+ * (boot sector offset 11) and each ext block a whole number of them, as Linux needs to mount them. */
+static void verify_lba(const struct plan *p, int fd, uint32_t lba, json_object *checks, bool *ok)
+{
+	char sig[8] = { 0 };
+	bool hdr;
+
+	hdr = lba >= sizeof(sig) && pread_all(fd, sig, sizeof(sig), lba) == 0 && memcmp(sig, "EFI PART", 8) == 0;
+	add_check(checks, "target-lba-size", hdr && lba == p->tgt_geo.lba_size,
+		  "the GPT header is %sat LBA 1 of %u-byte blocks, the target's; the plan wrote %u-byte LBAs",
+		  hdr ? "" : "NOT ", lba, p->tgt_geo.lba_size);
+	if (!hdr || lba != p->tgt_geo.lba_size)
+		*ok = false;
+	for (size_t i = 0; i < p->nparts; i++) {
+		const struct plan_part *pp = &p->parts[i];
+		_cleanup_free_ char *cid = xasprintf("sector-size-p%u", pp->number);
+		uint32_t bps = 0;
+		bool fits;
+
+		if (pp->is_ext) {
+			fits = fs_sector_fits(pp->block_size, lba);
+			add_check(checks, cid, fits, "partition %u: %s blocks of %u B on %u-byte LBAs%s", pp->number,
+				  pp->fs_type, pp->block_size, lba, fits ? "" : ": Linux cannot mount it on this drive");
+		} else if (streq(pp->fs_type, "vfat")) {
+			if (probe_fat_sector_size(fd, pp->offset, &bps) < 0) {
+				add_check(checks, cid, false, "partition %u: no FAT boot sector with a valid bytes-per-sector "
+					  "on the target", pp->number);
+				*ok = false;
+				continue;
+			}
+			fits = fs_sector_fits(bps, lba);
+			if (fits)
+				add_check(checks, cid, true, "partition %u: FAT sectors of %u B on %u-byte LBAs", pp->number,
+					  bps, lba);
+			else
+				add_check(checks, cid, false, "partition %u: FAT sectors of %u B on %u-byte LBAs: Linux refuses "
+					  "it (logical sector size too small) and the firmware may too; re-create the ESP "
+					  "with mkfs.vfat -S %u, or take path 1", pp->number, bps, lba, lba);
+		} else
+			continue;
+		if (!fits)
+			*ok = false;
+	}
+}
+
 /* The target against the plan, with the partition table read back by our reader, the
  * filesystems by libblkid/libext2fs and the table checked by sgdisk -v. */
 int plan_verify_target(const struct plan *p, const char *tgt, json_object *checks, bool *ok)
@@ -595,6 +679,8 @@ int plan_verify_target(const struct plan *p, const char *tgt, json_object *check
 			lba = ssz;
 		}
 	}
+	/* before the table: a table that cannot be read at the target's LBA size is what it explains */
+	verify_lba(p, fd, lba, checks, ok);
 	r = ptable_read(fd, tgt, lba, bytes, &t, &w);
 	if (r < 0) {
 		ADD("target-table", false, "cannot read the target's table: %s", w ? w : strerror(-r));
@@ -814,43 +900,6 @@ static void rh_done(void *ud, size_t i, const struct plan_action *a, int r, doub
 	jset_str(o, "status", r < 0 ? "fail" : "pass");
 	jset_str(o, "detail", detail);
 	json_object_array_add(h->res->actions, o);
-}
-
-static void add_check_v(json_object *checks, const char *id, const char *status, const char *fmt, va_list ap)
-{
-	json_object *c = json_object_new_object();
-	char *s = NULL;
-
-	if (vasprintf(&s, fmt, ap) < 0)
-		abort();
-	jset_str(c, "id", id);
-	jset_str(c, "status", status);
-	jset_str(c, "summary", s);
-	free(s);
-	json_object_array_add(checks, c);
-}
-
-/* A check with its status ("pass", "fail", "skip"); add_check: pass or fail. */
-static void add_check_as(json_object *checks, const char *id, const char *status, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void add_check_as(json_object *checks, const char *id, const char *status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	add_check_v(checks, id, status, fmt, ap);
-	va_end(ap);
-}
-
-static void add_check(json_object *checks, const char *id, bool pass, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void add_check(json_object *checks, const char *id, bool pass, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	add_check_v(checks, id, pass ? "pass" : "fail", fmt, ap);
-	va_end(ap);
 }
 
 /* Build the scratch source: the source's GPT regions, raw copies of the non-ext partitions

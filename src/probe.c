@@ -56,3 +56,25 @@ int probe_fs(int fd, uint64_t offset, uint64_t size, struct fs_id *id)
 	copy_value(pr, "LABEL", id->label, sizeof(id->label));
 	return 0;
 }
+
+int fat_sector_size(const unsigned char boot[512], uint32_t *bps)
+{
+	uint32_t v = (uint32_t)boot[11] | (uint32_t)boot[12] << 8;
+
+	if (boot[510] != 0x55 || boot[511] != 0xAA)
+		return -EINVAL;
+	if (v != 512 && v != 1024 && v != 2048 && v != 4096)
+		return -EINVAL;
+	*bps = v;
+	return 0;
+}
+
+int probe_fat_sector_size(int fd, uint64_t offset, uint32_t *bps)
+{
+	unsigned char boot[512];
+	int r = pread_all(fd, boot, sizeof(boot), offset);
+
+	if (r < 0)
+		return r;
+	return fat_sector_size(boot, bps);
+}

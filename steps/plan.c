@@ -173,6 +173,9 @@ static void record_paths(struct record *rec, const struct plan *p)
 		record_check(rec, "raw-clone", ST_WARN, "a raw sector clone cannot work: the target is %s B %s",
 			     fmt_thousands_signed(p->delta_bytes, b),
 			     p->src_geo.lba_size != p->tgt_geo.lba_size ? "with another LBA size" : "against the source");
+	if (p->lba_size_unsafe)
+		/* a fail, not a warning: the probe of issue 29 was told "pass" and got a disk that does not boot */
+		record_check(rec, "lba-format", ST_FAIL, "path 2 is refused: %s", p->clone_why);
 	record_check(rec, "fresh-install", ST_PASS, "path 1 (fresh install + restore): %zu steps, recommended", p->nfresh);
 	if (p->clone_possible)
 		record_clone_path(rec, p);

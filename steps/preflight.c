@@ -342,7 +342,9 @@ static void check_lba_format(struct record *rec, const struct layout *l)
 {
 	const struct lba_geometry *sg = &l->src_geo, *tg = &l->tgt_geo;
 
-	if (l->lba_size_differs)
+	if (l->lba_size_unsafe)
+		record_check(rec, "lba-format", ST_FAIL, "path 2 is refused: %s", l->fs_clone_why);
+	else if (l->lba_size_differs)
 		record_check(rec, "lba-format", ST_WARN,
 			     "the target has %u-byte LBAs, the source %u-byte: the GPT must be rewritten in the target's LBAs",
 			     tg->lba_size, sg->lba_size);

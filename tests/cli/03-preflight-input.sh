@@ -30,12 +30,13 @@ contains "too small to hold a GPT"
 ok "bad --target forms"
 
 # Forms that are accepted: bytes, sectors, decimal and binary units, a path. A 64 MiB source fits
-# a 2 TB target (exit 0), not a 4096-byte-LBA one (a raw clone is invalid) nor a 32 MiB image (exit 1).
+# a 2 TB target (exit 0), not a 4096-byte-LBA one (a raw clone is invalid, and path 2 is refused: its
+# FAT has 512-byte sectors, exit 1) nor a 32 MiB image (exit 4: the trap, path 1 remains).
 run 0 pf "$img" --target 3907029168s --json
 jeq .target.size_bytes 2000398934016
 run 0 pf "$img" --target 2TB --json
 jeq .target.size_bytes 2000000000000
-run 4 pf "$img" --target 488378646s --target-lba-size 4096 --json
+run 1 pf "$img" --target 488378646s --target-lba-size 4096 --json
 jeq .target.size_bytes 2000398934016
 jeq .target.lba_size 4096
 truncate -s 32M "$TMP/target.img"

@@ -86,8 +86,11 @@ SWAPTOOL="$SWAPTOOL" bash "$TMP/clone.sh" "$TMP/wrong.img" >"$TMP/o" 2>&1 || got
 grep -q "is not 2000398934016 bytes" "$TMP/o" || fail "script's stop message: $(cat "$TMP/o")"
 ok "script"
 
-# 4096-byte target LBAs: the table in the target's LBAs.
-run 0 "$SWAPTOOL" "${P[@]}" --json plan "$TMP/src.img" --target 2000398934016 --target-lba-size 4096
+# 4096-byte target LBAs: the table in the target's LBAs, but the ESP's FAT of 512-byte sectors does
+# not mount on such a drive (issue 29): path 2 refused with a failed check, the figures still shown.
+run 1 "$SWAPTOOL" "${P[@]}" --json plan "$TMP/src.img" --target 2000398934016 --target-lba-size 4096
+jeq .plan.paths.fs_clone.possible false
+jeq '.checks[] | select(.id=="lba-format") | .status' fail
 jeq .plan.target.lba_count 488378646
 jeq .plan.target.last_usable_lba 488378640
 jeq '.plan.paths.fs_clone.partitions[0].new_start_lba' 256

@@ -25,7 +25,7 @@ int main(void)
 	_cleanup_free_ char *img = NULL, *why = NULL, *uuid = NULL;
 	struct disk d;
 	struct layout l;
-	uint64_t end, start2, blocks;
+	uint64_t end, start2, blocks, p1_start, p1_end;
 
 	if (!mkdisk) {
 		fprintf(stderr, "SKIP: MKDISK not set (run through meson test)\n");
@@ -63,6 +63,11 @@ int main(void)
 	CHECK(!l.fit[0].crosses_end && !l.fit[1].crosses_end);
 	CHECK_U64(l.fit[1].new_end_lba, last_usable(4 * GiB, 512));
 	CHECK_U64(l.src_geo.last_usable_lba, 8388574); /* mkdisk's JSON: the source's own */
+	/* p1's FAT: its bytes per sector, as od reads them at offset 11 of its boot sector */
+	p1_start = l.table.parts[0].start_lba;
+	p1_end = l.table.parts[0].end_lba;
+	CHECK_U64(l.fs[0].fat_sector, sh_u64("od -An -tu2 -j %" PRIu64 " -N2 s.img", p1_start * 512 + 11));
+	CHECK_U64(l.fs[0].fat_sector, 512);
 	layout_free(&l);
 
 	/* 512 MiB smaller: p2 crosses the end (the clone trap); raw is impossible, path 2 shrinks p2
@@ -97,14 +102,37 @@ int main(void)
 	}
 	layout_free(&l);
 
-	/* 4096-byte LBAs on the target: raw copy impossible; the starts are whole 4 KiB, path 2 holds */
+	/* 4096-byte LBAs on the target: raw copy impossible; the starts are whole 4 KiB, but p1's FAT
+	 * has 512-byte sectors (offset 11 of its boot sector, read by od), which Linux refuses on a
+	 * 4096-byte-sector drive (issue 29): path 2 is refused, naming both sizes; the fit is still shown */
 	CHECK(layout_analyze(&d, 4 * GiB, 4096, &l, &why) == 0);
 	CHECK(l.lba_size_differs && !l.raw_clone_possible);
-	CHECK(l.fs_clone_possible);
+	CHECK(!l.fs_clone_possible && l.lba_size_unsafe);
+	CHECK(strstr(l.fs_clone_why, "the source has 512-byte LBAs and the target 4096-byte ones, and partition 1 "
+				     "holds a FAT with 512-byte sectors") != NULL);
+	CHECK(strstr(l.fs_clone_why, "use path 1") != NULL);
 	CHECK_U64(l.tgt_geo.last_usable_lba, last_usable(4 * GiB, 4096));
 	CHECK_U64(l.fit[1].new_end_lba, 1048570); /* 1,048,576 LBAs: header at 1,048,575, 4 of entries */
 	CHECK_U64(l.fit[0].new_end_lba, (l.table.parts[0].end_lba + 1) / 8 - 1);
 	layout_free(&l);
+
+	/* the same disk with p1 re-made as a FAT of 4096-byte sectors (mkfs.vfat -S 4096, its offset
+	 * counted in those sectors): every filesystem works at 4096-byte LBAs, path 2 holds */
+	{
+		struct disk d4;
+		_cleanup_free_ char *img4 = tpath("s4.img");
+		uint64_t p1 = p1_start, p1kib = (p1_end - p1_start + 1) / 2;
+
+		CHECK(sh("cp --sparse=always s.img s4.img && mkfs.vfat --offset %" PRIu64 " -S 4096 --mbr=n --invariant "
+			 "-F 16 s4.img %" PRIu64 " >/dev/null 2>&1", p1 * 512 / 4096, p1kib) == 0);
+		CHECK(disk_open(img4, 512, &d4, &why) == 0);
+		CHECK(layout_analyze(&d4, 4 * GiB, 4096, &l, &why) == 0);
+		CHECK_U64(l.fs[0].fat_sector, 4096);
+		CHECK(l.lba_size_differs && !l.lba_size_unsafe);
+		CHECK(l.fs_clone_possible);
+		layout_free(&l);
+		disk_close(&d4);
+	}
 
 	/* too small for a GPT at all */
 	free(why), why = NULL;

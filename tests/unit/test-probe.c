@@ -84,6 +84,31 @@ int main(void)
 
 		CHECK(probe_fs(afd, 0, 16 << 20, &id) == -EUCLEAN);
 	}
+	/* FAT's bytes per sector (offset 11, little-endian): mkdisk's ESP at 1 MiB has 512, as od reads it */
+	{
+		unsigned char boot[512] = { 0 };
+		uint32_t bps = 0;
+
+		CHECK(probe_fat_sector_size(fd, 1048576, &bps) == 0);
+		CHECK_U64(bps, sh_u64("od -An -tu2 -j %d -N2 s.img", 1048576 + 11));
+		CHECK_U64(bps, 512);
+		CHECK(probe_fat_sector_size(fd, 68157440, &bps) == -EINVAL); /* p2: ext4, no FAT boot sector */
+		boot[510] = 0x55, boot[511] = 0xAA;
+		boot[11] = 0x00, boot[12] = 0x10; /* 4096 */
+		CHECK(fat_sector_size(boot, &bps) == 0);
+		CHECK_U64(bps, 4096);
+		boot[11] = 0x00, boot[12] = 0x01; /* 256: below what FAT allows */
+		CHECK(fat_sector_size(boot, &bps) == -EINVAL);
+		boot[11] = 0x00, boot[12] = 0x03; /* 768: not a power of two */
+		CHECK(fat_sector_size(boot, &bps) == -EINVAL);
+		boot[11] = 0x00, boot[12] = 0x20; /* 8192: above what Linux mounts */
+		CHECK(fat_sector_size(boot, &bps) == -EINVAL);
+		boot[12] = 0x02, boot[511] = 0; /* 512 without the boot signature */
+		CHECK(fat_sector_size(boot, &bps) == -EINVAL);
+		/* the rule of the clone's verification: at least the drive's block, a whole number of them */
+		CHECK(fs_sector_fits(512, 512) && fs_sector_fits(4096, 512) && fs_sector_fits(4096, 4096));
+		CHECK(!fs_sector_fits(512, 4096) && !fs_sector_fits(2048, 4096) && !fs_sector_fits(4096, 0));
+	}
 	/* libblkid's offsets are signed 64-bit: past that is refused, not wrapped */
 	CHECK(probe_fs(fd, (uint64_t)INT64_MAX + 1, 4096, &id) == -EOVERFLOW);
 	CHECK(probe_fs(fd, 4096, (uint64_t)INT64_MAX, &id) == -EOVERFLOW);
