@@ -237,10 +237,12 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 void step_verify_report_render(const struct ctx *ctx, json_object *record)
 {
 	out_checks(ctx, record);
-	if (jget_str(record, "report_verdict"))
-		out_line(ctx, "\nreport: %s, made %s on %s: %s  %s", jget_str(record, "report"),
+	if (jget_str(record, "report_verdict")) {
+		out_line(ctx, "%s", "");
+		out_line(ctx, "report: %s, made %s on %s: %s  %s", jget_str(record, "report"),
 			 jget_str(record, "report_created") ?: "?", jget_str(record, "report_host") ?: "?",
 			 jget_str(record, "report_verdict"), jget_str(record, "why") ?: "");
+	}
 	out_verdict(ctx, record, "%s", streq(jget_str(record, "verdict"), "fail") ? "do not trust this report"
 										    : "the report is authentic and intact");
 }
