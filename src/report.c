@@ -101,11 +101,17 @@ enum status report_judge_step(const char *step, json_object *rec, char **why)
 		return ST_SKIP;
 	}
 	if (streq(step, "accept")) {
+		_cleanup_free_ char *gap = schema_accept_evidence_gap(rec);
 		bool run, failed;
 
 		schema_accept_engine_gates(rec, &run, &failed);
 		if (failed && !streq(verdict, "fail")) {
 			*why = xstrdup("an engine gate failed");
+			return ST_FAIL;
+		}
+		/* "0 of 0 gates passed" is no acceptance: a pass needs the runs and the gates on them */
+		if (gap && !streq(verdict, "fail")) {
+			*why = xasprintf("no evidence: %s; run accept again with the profile's runs and gates", gap);
 			return ST_FAIL;
 		}
 	}

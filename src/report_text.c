@@ -308,5 +308,12 @@ char *report_text(json_object *rep)
 	else
 		fprintf(f, "\nNot signed\n");
 	fclose(f);
-	return text;
+	/* The lines beside the tables hold the records' host names, paths and summaries (records of
+	 * other nodes, the reference's among them): escaped as libsmartcols escapes the cells, so that
+	 * report.txt cannot drive the terminal that cats it. The tables' cells are escaped already
+	 * ("\\x1b" is text) and come through as they are. */
+	char *safe = text_safe(text, true);
+
+	free(text);
+	return safe;
 }

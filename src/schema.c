@@ -472,7 +472,48 @@ void schema_accept_engine_gates(json_object *acc, bool *run, bool *failed)
 		if (streq(schema_gate_status(g), "fail"))
 			*failed = true;
 	}
-	*run = json_object_is_type(flag, json_type_boolean) ? json_object_get_boolean(flag) : engine > 0;
+	*run = (json_object_is_type(flag, json_type_boolean) ? json_object_get_boolean(flag) : true) && engine > 0;
+}
+
+/* The first name that two entries of `arr` share (their `name`), or NULL. */
+static const char *repeated_name(json_object *arr)
+{
+	for (size_t i = 0; i < jarray_len(arr); i++)
+		for (size_t k = 0; k < i; k++) {
+			const char *a = jget_str(jarray_at(arr, i), "name"), *b = jget_str(jarray_at(arr, k), "name");
+
+			if (a && b && streq(a, b))
+				return a;
+		}
+	return NULL;
+}
+
+char *schema_accept_evidence_gap(json_object *acc)
+{
+	json_object *runs = schema_accept_runs(acc), *gates = schema_accept_gates(acc);
+	size_t harness = 0;
+	const char *dup;
+
+	if ((dup = repeated_name(runs)))
+		return xasprintf("two runs are named '%s'", dup);
+	if ((dup = repeated_name(gates)))
+		return xasprintf("two gates are named '%s': one hides the other", dup);
+	if (!jarray_len(runs))
+		return xstrdup("no runs: a verdict without measurements");
+	for (size_t i = 0; i < jarray_len(gates); i++) {
+		json_object *g = jarray_at(gates, i);
+		const char *st = schema_gate_status(g), *run = jget_str(g, "run");
+
+		if (schema_gate_is_engine(g) || !(streq(st, "pass") || streq(st, "fail")))
+			continue;
+		if (run && !schema_accept_run(acc, run))
+			return xasprintf("gate '%s' judges run '%s', which the record does not hold",
+					 schema_gate_name(g) ?: "?", run);
+		harness++;
+	}
+	if (!harness)
+		return xstrdup("no harness gates judged its runs: a verdict without thresholds");
+	return NULL;
 }
 
 void schema_accept_gate_counts(json_object *acc, size_t *passed, size_t *total)

@@ -161,11 +161,16 @@ const char *schema_gate_name(json_object *gate);
 const char *schema_gate_status(json_object *gate);
 /* Is this gate an engine gate (kind "engine", or a name starting "engine" in older records)? */
 bool schema_gate_is_engine(json_object *gate);
-/* Engine gates: run when `engine_gates_run` is true (or, without that field, when engine gates
- * exist); failed when any of them failed. */
+/* Engine gates: run when engine gates exist and `engine_gates_run` is not false (a record that
+ * says they ran and holds none has no evidence of them); failed when any of them failed. */
 void schema_accept_engine_gates(json_object *acc, bool *run, bool *failed);
 /* Gates passed and gates with a pass/fail status. */
 void schema_accept_gate_counts(json_object *acc, size_t *passed, size_t *total);
+/* What a passing accept record lacks to be evidence, as an allocated sentence, or NULL when it has
+ * it: a verdict needs runs, and harness gates judged on them (pass or fail), each gate's `run` one
+ * of the runs; a name given to two runs or two gates is refused, as a reader would take one for
+ * the other (metrics' series, report's rows). */
+char *schema_accept_evidence_gap(json_object *acc);
 
 /* report's own record */
 const char *schema_report_verdict(json_object *rep);

@@ -544,6 +544,30 @@ char *utf8_sanitize(const char *s)
 	return out;
 }
 
+char *text_safe(const char *s, bool keep_newlines)
+{
+	/* each byte becomes 4 at most ("\\x1b") */
+	char *out = xcalloc(strlen(s) * 4 + 1, 1), *o = out;
+
+	while (*s) {
+		const unsigned char *p = (const unsigned char *)s;
+		size_t n = utf8_seq_len(s);
+		bool control = (p[0] < 0x20 && !(keep_newlines && p[0] == '\n')) || p[0] == 0x7F ||
+			       (n == 2 && p[0] == 0xC2 && p[1] < 0xA0);
+
+		if (n && !control) {
+			memcpy(o, s, n);
+			o += n, s += n;
+			continue;
+		}
+		for (size_t i = 0; i < (n ? n : 1); i++)
+			o += sprintf(o, "\\x%02x", p[i]);
+		s += n ? n : 1;
+	}
+	*o = '\0';
+	return out;
+}
+
 void strlist_add(struct strlist *l, const char *s)
 {
 	l->v = realloc(l->v, (l->n + 1) * sizeof(char *));

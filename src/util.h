@@ -136,6 +136,12 @@ size_t utf8_seq_len(const char *s);
 bool utf8_valid(const char *s);
 /* A copy of s with every byte that does not start a valid sequence replaced by U+FFFD. */
 char *utf8_sanitize(const char *s);
+/* A copy of s fit for a terminal, as libsmartcols writes the tables' cells (src/table.c): every C0
+ * control (ESC, BEL, CR, tab; a newline too unless keep_newlines), DEL, C1 control (U+0080-U+009F,
+ * which an xterm takes for ESC-sequences) and byte that does not start a valid UTF-8 sequence
+ * becomes "\\xHH", one per byte, so a record or a file name cannot retitle, clear or overwrite the
+ * terminal that shows it (docs/swaptool-safety.7, WHAT THE TERMINAL GETS). */
+char *text_safe(const char *s, bool keep_newlines);
 
 /* Whether one file or directory, by its stat, is root's or `owner`'s and writable by no one else
  * (src/trust.h walks a whole path with it): 0, or -EPERM with *why naming `what` ("'PATH'", "it")

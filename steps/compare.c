@@ -281,8 +281,8 @@ void step_compare_render(const struct ctx *ctx, json_object *record)
 	_cleanup_table_ struct table *t = table_new(10), *g = table_new(6);
 	_cleanup_free_ char *ha = xasprintf("A %s", jget_str(a, "host") ?: "?"), *hb = xasprintf("B %s", jget_str(b, "host") ?: "?");
 
-	out_line(ctx, "A: %s (%s, %s)\nB: %s (%s, %s)", jget_str(a, "file"), jget_str(a, "host") ?: "?",
-		 jget_str(a, "target") ?: "?", jget_str(b, "file"), jget_str(b, "host") ?: "?", jget_str(b, "target") ?: "?");
+	out_line(ctx, "A: %s (%s, %s)", jget_str(a, "file"), jget_str(a, "host") ?: "?", jget_str(a, "target") ?: "?");
+	out_line(ctx, "B: %s (%s, %s)", jget_str(b, "file"), jget_str(b, "host") ?: "?", jget_str(b, "target") ?: "?");
 	out_heading(ctx, "Runs (B/A: above 1 is faster for rate, slower for latency)");
 	table_header(t, "run", ha, "p50", "p99.9", hb, "p50", "p99.9", "rate B/A", "p50 B/A", "p99.9 B/A");
 	for (unsigned c = 1; c < 10; c++)

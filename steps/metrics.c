@@ -136,6 +136,8 @@ static void put_label(FILE *f, const char *k, const char *v)
 			fputs("\\\"", f);
 		else if (*p == '\n')
 			fputs("\\n", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fputc('?', f); /* ESC, BEL, CR: the exposition goes to terminals too (out_block) */
 		else if (n == 1)
 			fputc(*p, f);
 		else if (n > 1 && strnlen((const char *)p, n) == n) {
@@ -446,5 +448,5 @@ void step_metrics_render(const struct ctx *ctx, json_object *record)
 		out_line(ctx, "wrote %" PRIu64 " samples for %" PRIu64 " nodes to %s", jget_u64(record, "samples"),
 			 jget_u64(record, "nodes"), jget_str(record, "out"));
 	else
-		fputs(jget_str(record, "text") ?: "", stdout);
+		out_block(jget_str(record, "text"));
 }

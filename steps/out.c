@@ -19,6 +19,32 @@ void table_print(const struct ctx *ctx, const struct table *t)
 		table_fprint(stdout, t, ctx->color);
 }
 
+/* The one printer of free text for people: every line beside the tables (a heading, a hint, a
+ * verdict, an error, the progress line) goes through here, escaped as the tables' cells are
+ * (text_safe, src/util.h): the text holds host names, file names and summaries from records of
+ * other nodes and from the node user's home, which must not retitle, clear or overwrite root's
+ * terminal. A newline is escaped too, so that a name cannot forge a line of its own: a caller
+ * with two lines prints two. */
+static void out_vtext(FILE *f, const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *text = NULL, *safe = NULL;
+
+	if (vasprintf(&text, fmt, ap) < 0)
+		abort();
+	safe = text_safe(text, false);
+	fputs(safe, f);
+}
+
+static void out_text(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_text(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	out_vtext(f, fmt, ap);
+	va_end(ap);
+}
+
 void out_heading(const struct ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
@@ -27,7 +53,7 @@ void out_heading(const struct ctx *ctx, const char *fmt, ...)
 		return;
 	fputs(ctx->color ? "\n" ANSI_BOLD : "\n", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	out_vtext(stdout, fmt, ap);
 	va_end(ap);
 	fputs(ctx->color ? ANSI_RESET "\n" : "\n", stdout);
 }
@@ -39,9 +65,16 @@ void out_line(const struct ctx *ctx, const char *fmt, ...)
 	if (ctx->json)
 		return;
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	out_vtext(stdout, fmt, ap);
 	va_end(ap);
 	fputc('\n', stdout);
+}
+
+void out_block(const char *text)
+{
+	_cleanup_free_ char *safe = text_safe(text ?: "", true);
+
+	fputs(safe, stdout);
 }
 
 const char *out_status(const struct ctx *ctx, enum status st)
@@ -110,7 +143,8 @@ void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ..
 			text = xstrdup("every check passed");
 		}
 	}
-	puts(text);
+	out_text(stdout, "%s", text);
+	fputc('\n', stdout);
 }
 
 void out_json(json_object *o)
@@ -143,7 +177,8 @@ void out_error(const struct ctx *ctx, int code, const char *msg)
 		json_object_put(o);
 		return;
 	}
-	fprintf(stderr, "swaptool%s%s: %s\n", ctx->step ? " " : "", ctx->step ? ctx->step : "", msg);
+	out_text(stderr, "swaptool%s%s: %s", ctx->step ? " " : "", ctx->step ? ctx->step : "", msg);
+	fputc('\n', stderr);
 }
 
 /* The progress line (stderr, a terminal) rewritten in place; `end` "\n" keeps it as a note. */
@@ -152,7 +187,7 @@ static void status_line(const struct ctx *ctx, const char *end, const char *fmt,
 	if (!ctx->progress)
 		return;
 	fputs("\r\033[K", stderr);
-	vfprintf(stderr, fmt, ap);
+	out_vtext(stderr, fmt, ap);
 	fputs(end, stderr);
 	fflush(stderr);
 }

@@ -15,8 +15,12 @@ void table_print(const struct ctx *ctx, const struct table *t);
 
 /* A bold section heading. */
 void out_heading(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A plain line on stdout (not in --json mode). */
+/* A plain line on stdout (not in --json mode). What it prints is escaped as the tables' cells are
+ * (text_safe, src/util.h), a newline included: two lines are two calls. */
 void out_line(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Text of many lines made elsewhere (report.txt, metrics' exposition) on stdout, even in --json
+ * mode's absence of tables; escaped as out_line is, its newlines kept. */
+void out_block(const char *text);
 /* "PASS"/"WARN"/"FAIL"/"skip", coloured when allowed. */
 const char *out_status(const struct ctx *ctx, enum status st);
 /* The checks of a record as a table: status, id, summary. */

@@ -540,7 +540,7 @@ void step_report_render(const struct ctx *ctx, json_object *record)
 	const char *text = jget_str(record, "text");
 
 	if (text && !ctx->quiet)
-		fputs(text, stdout);
+		out_block(text);
 	out_heading(ctx, "Files");
 	out_line(ctx, "  %s", jget_str(files, "report") ?: "-");
 	if (jget_str(files, "signature"))
@@ -551,9 +551,12 @@ void step_report_render(const struct ctx *ctx, json_object *record)
 	out_line(ctx, "  %s", jget_str(files, "html") ?: "-");
 	if (jget_str(record, "allowed_signers_line")) {
 		out_heading(ctx, "Check it anywhere");
-		out_line(ctx, "allowed_signers line:\n  %s", jget_str(record, "allowed_signers_line"));
-		out_line(ctx, "verify with OpenSSH:\n  %s", jget_str(record, "verify_command"));
-		out_line(ctx, "or:\n  %s", jget_str(record, "verify_report_command"));
+		out_line(ctx, "allowed_signers line:");
+		out_line(ctx, "  %s", jget_str(record, "allowed_signers_line"));
+		out_line(ctx, "verify with OpenSSH:");
+		out_line(ctx, "  %s", jget_str(record, "verify_command"));
+		out_line(ctx, "or:");
+		out_line(ctx, "  %s", jget_str(record, "verify_report_command"));
 	}
 	out_verdict(ctx, record, "report %s: %s", jget_str(record, "report_verdict") ?: "?", jget_str(record, "why") ?: "");
 }

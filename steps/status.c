@@ -270,7 +270,8 @@ void step_status_render(const struct ctx *ctx, json_object *record)
 			  jget_str(s, "host"), jget_str(s, "why"));
 	}
 	table_print(ctx, t);
-	out_line(ctx, "\nnext: %s", jget_str(next, "why") ?: "");
+	out_line(ctx, "%s", "");
+	out_line(ctx, "next: %s", jget_str(next, "why") ?: "");
 	if (jget_str(next, "command"))
 		out_line(ctx, "  %s", jget_str(next, "command"));
 }

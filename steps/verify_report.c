@@ -136,6 +136,9 @@ static int check_signer(struct ctx *ctx, struct record *rec, struct vr_job *j)
 {
 	int r;
 
+	/* A good signature without a trust list says the bytes are what some key signed, not whose:
+	 * the headline says so (step_verify_report_render), and --json has it as signer_checked. */
+	jset_bool(rec->root, "signer_checked", j->allowed != NULL);
 	if (!j->allowed) {
 		record_check(rec, "allowed-signer", ST_SKIP,
 			     "signer not checked against a trust list: pass --allowed-signers FILE --identity ID");
@@ -237,10 +240,17 @@ int step_verify_report_run(struct ctx *ctx, int argc, char **argv, struct record
 void step_verify_report_render(const struct ctx *ctx, json_object *record)
 {
 	out_checks(ctx, record);
-	if (jget_str(record, "report_verdict"))
-		out_line(ctx, "\nreport: %s, made %s on %s: %s  %s", jget_str(record, "report"),
+	if (jget_str(record, "report_verdict")) {
+		out_line(ctx, "%s", "");
+		out_line(ctx, "report: %s, made %s on %s: %s  %s", jget_str(record, "report"),
 			 jget_str(record, "report_created") ?: "?", jget_str(record, "report_host") ?: "?",
 			 jget_str(record, "report_verdict"), jget_str(record, "why") ?: "");
-	out_verdict(ctx, record, "%s", streq(jget_str(record, "verdict"), "fail") ? "do not trust this report"
-										    : "the report is authentic and intact");
+	}
+	if (streq(jget_str(record, "verdict"), "fail"))
+		out_verdict(ctx, record, "%s", "do not trust this report");
+	else if (!jget_bool(record, "signer_checked"))
+		out_verdict(ctx, record, "%s", "the report is intact, signer not checked: any key's signature verifies "
+					       "without a trust list; pass --allowed-signers FILE --identity ID to know who signed it");
+	else
+		out_verdict(ctx, record, "%s", "the report is authentic and intact");
 }

@@ -118,6 +118,10 @@ static enum report_verdict verdict_of(const char *steps, char **why, json_object
 	return v;
 }
 
+/* An accept record's evidence: a run and a harness gate judged on it. */
+#define RUNS "\"runs\":[{\"name\":\"rand16\"}]"
+#define HARNESS "{\"name\":\"rand16-iops\",\"status\":\"pass\",\"run\":\"rand16\"}"
+
 static void test_verdict(void)
 {
 	json_object *missing = NULL;
@@ -125,17 +129,27 @@ static void test_verdict(void)
 	const char *pass = "{\"verdict\":\"pass\",\"checks\":[]}";
 	_cleanup_free_ char *all = xasprintf(
 		"{\"preflight\":{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS "]," PATHS "},\"backup\":%s,\"verify\":%s,"
-		"\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":true,\"gates\":[{\"name\":\"engine-a\",\"status\":\"pass\"}]}}",
+		"\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":true," RUNS ",\"gates\":[" HARNESS ",{\"name\":\"engine-a\",\"status\":\"pass\"}]}}",
 		pass, pass);
 	_cleanup_free_ char *noengine = xasprintf(
-		"{\"preflight\":%s,\"backup\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":false}}", pass,
+		"{\"preflight\":%s,\"backup\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":false," RUNS ",\"gates\":[" HARNESS "]}}", pass,
 		pass, pass);
 	_cleanup_free_ char *failed = xasprintf(
 		"{\"preflight\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"fail\",\"checks\":[{\"id\":\"rand16-iops\",\"status\":\"fail\",\"summary\":\"12.9 K\"}]}}",
 		pass, pass);
 	_cleanup_free_ char *planfail = xasprintf(
 		"{\"preflight\":%s,\"backup\":%s,\"verify\":%s,\"plan\":{\"verdict\":\"fail\"},"
-		"\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":true}}",
+		"\"accept\":{\"verdict\":\"pass\"," RUNS ",\"gates\":[" HARNESS ",{\"name\":\"engine-a\",\"status\":\"pass\"}]}}",
+		pass, pass, pass);
+	/* issue 27: "pass" with nothing under it, and two gates of one name */
+	_cleanup_free_ char *empty = xasprintf(
+		"{\"preflight\":%s,\"backup\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":true,"
+		"\"runs\":[],\"gates\":[],\"checks\":[]}}",
+		pass, pass, pass);
+	_cleanup_free_ char *twice = xasprintf(
+		"{\"preflight\":%s,\"backup\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"pass\"," RUNS ",\"gates\":["
+		"{\"name\":\"rand16-iops\",\"status\":\"pass\",\"run\":\"rand16\"},{\"name\":\"rand16-iops\",\"status\":\"fail\"},"
+		"{\"name\":\"engine-a\",\"status\":\"pass\"}]}}",
 		pass, pass, pass);
 
 	CHECK(verdict_of(all, &why, &missing) == RV_ACCEPTED);
@@ -156,6 +170,18 @@ static void test_verdict(void)
 	json_object_put(missing);
 
 	CHECK(verdict_of(planfail, &why, &missing) == RV_ACCEPTED);
+	free(why);
+	json_object_put(missing);
+
+	CHECK(verdict_of(empty, &why, &missing) == RV_REJECTED);
+	CHECK_STR(why, "accept failed: no evidence: no runs: a verdict without measurements; run accept again with "
+		       "the profile's runs and gates");
+	free(why);
+	json_object_put(missing);
+
+	CHECK(verdict_of(twice, &why, &missing) == RV_REJECTED);
+	CHECK_STR(why, "accept failed: no evidence: two gates are named 'rand16-iops': one hides the other; run "
+		       "accept again with the profile's runs and gates");
 	free(why);
 	json_object_put(missing);
 

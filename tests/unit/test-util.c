@@ -125,6 +125,20 @@ static void utf8(void)
 	CHECK(utf8_valid(d));
 }
 
+/* What the terminal gets (steps/out.c, src/report_text.c): controls as libsmartcols writes them. */
+static void terminal_text(void)
+{
+	_cleanup_free_ char *a = text_safe("dgx4\x1b]0;owned\x07", false);
+	_cleanup_free_ char *b = text_safe("a\nb\tc\x7f", false);
+	_cleanup_free_ char *c = text_safe("a\nb", true);
+	_cleanup_free_ char *d = text_safe("\xc2\x9b" "2J \xff caf\xc3\xa9 42 \xc2\xb0" "C", false);
+
+	CHECK_STR(a, "dgx4\\x1b]0;owned\\x07");
+	CHECK_STR(b, "a\\x0ab\\x09c\\x7f");
+	CHECK_STR(c, "a\nb");
+	CHECK_STR(d, "\\xc2\\x9b" "2J \\xff caf\xc3\xa9 42 \xc2\xb0" "C");
+}
+
 /* What clone's messages go through: the /proc/PID/fd name of a held drive back to the operator's. */
 static void replace(void)
 {
@@ -146,6 +160,7 @@ int main(void)
 {
 	replace();
 	utf8();
+	terminal_text();
 	tail();
 	whole_transfers();
 	inputs();
