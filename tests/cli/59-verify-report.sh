@@ -5,13 +5,7 @@
 # record hashes are over canonical JSON (RFC 8785), so a report re-serialised by jq still matches.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/fixtures/records-lib.sh"
-command -v ssh-keygen >/dev/null || skip "no ssh-keygen"
-ssh-keygen -q -t ed25519 -N '' -C t -f "$TMP/key"
-resign() { rm -f "$1.sig"; ssh-keygen -q -Y sign -n swaptool-report -f "$TMP/key" "$1" 2>/dev/null; }
-# canon FILTER FILE: the canonical text of a value as jq writes it (sorted keys, compact). Every
-# number goes through arithmetic: jq 1.7 prints a number it read as it was written (json-c's
-# 68.799999999999997), one it computed as the shortest text (68.8), as RFC 8785 does and jq 1.6 always.
-canon() { jq -cS "$1"' | walk(if type == "number" then . + 0 else . end)' "$2" | tr -d '\n'; }
+resign_key
 
 write_records "$STATE"
 # a double that json-c writes with 17 digits and jq with the shortest text

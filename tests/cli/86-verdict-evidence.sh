@@ -5,10 +5,7 @@
 # the verdict again); verify-report without a trust list says the report is intact, not whose it is.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/fixtures/records-lib.sh"
-command -v ssh-keygen >/dev/null || skip "no ssh-keygen"
-ssh-keygen -q -t ed25519 -N '' -C t -f "$TMP/key"
-resign() { rm -f "$1.sig"; ssh-keygen -q -Y sign -n swaptool-report -f "$TMP/key" "$1" 2>/dev/null; }
-canon() { jq -cS "$1"' | walk(if type == "number" then . + 0 else . end)' "$2" | tr -d '\n'; }
+resign_key
 # empty DIR FILTER: the passing set with accept.json changed by FILTER
 empty() {
 	write_records "$1"
