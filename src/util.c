@@ -544,6 +544,31 @@ char *utf8_sanitize(const char *s)
 	return out;
 }
 
+char *str_escape(const char *s)
+{
+	/* each byte becomes 4 bytes at most */
+	char *out = xcalloc(strlen(s) * 4 + 1, 1), *o = out;
+
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		size_t n = utf8_seq_len(s);
+
+		if (c == '\\' || c == '\n' || c == '\t' || c == 0x1b) {
+			*o++ = '\\';
+			*o++ = c == '\n' ? 'n' : c == '\t' ? 't' : c == 0x1b ? 'e' : '\\';
+			s++;
+		} else if (!n || c < 0x20 || c == 0x7f) {
+			o += sprintf(o, "\\x%02x", c);
+			s++;
+		} else {
+			memcpy(o, s, n);
+			o += n, s += n;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 void strlist_add(struct strlist *l, const char *s)
 {
 	l->v = realloc(l->v, (l->n + 1) * sizeof(char *));

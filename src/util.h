@@ -136,6 +136,10 @@ size_t utf8_seq_len(const char *s);
 bool utf8_valid(const char *s);
 /* A copy of s with every byte that does not start a valid sequence replaced by U+FFFD. */
 char *utf8_sanitize(const char *s);
+/* A copy of s fit for a message: a newline, a tab or an escape as \n, \t, \e, any other control
+ * byte and each byte that is not valid UTF-8 as \xHH, a backslash as \\ (a file name with a
+ * newline in it must not start a line of its own, nor an escape sequence reach the terminal). */
+char *str_escape(const char *s);
 
 /* Whether one file or directory, by its stat, is root's or `owner`'s and writable by no one else
  * (src/trust.h walks a whole path with it): 0, or -EPERM with *why naming `what` ("'PATH'", "it")

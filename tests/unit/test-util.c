@@ -125,6 +125,19 @@ static void utf8(void)
 	CHECK(utf8_valid(d));
 }
 
+/* A name in a message: one line, no escape sequence, every byte still told apart. */
+static void escape(void)
+{
+	_cleanup_free_ char *a = str_escape("a\nb\tc\x1b[31m"), *b = str_escape("caf\xc3\xa9\xff"), *c = str_escape("back\\slash");
+	_cleanup_free_ char *d = str_escape("\x01\x7f"), *e = str_escape("");
+
+	CHECK_STR(a, "a\\nb\\tc\\e[31m");
+	CHECK_STR(b, "caf\xc3\xa9\\xff");
+	CHECK_STR(c, "back\\\\slash");
+	CHECK_STR(d, "\\x01\\x7f");
+	CHECK_STR(e, "");
+}
+
 /* What clone's messages go through: the /proc/PID/fd name of a held drive back to the operator's. */
 static void replace(void)
 {
@@ -146,6 +159,7 @@ int main(void)
 {
 	replace();
 	utf8();
+	escape();
 	tail();
 	whole_transfers();
 	inputs();

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Inputs a node's user or another node controls (issue 27, classes 7 and 9): a file name in the
+# backup set that restore would refuse (a newline, an escape, bytes that are not UTF-8) is refused
+# by backup before it writes, named escaped, the older tarball at --out kept.
+. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/fixtures/backup-lib.sh"
+
+# ---- class 7: the writer refuses what its readers refuse, before writing ----
+D="$TMP/demo"
+demo_root "$D"
+# owners are named by the root's own etc/passwd and etc/group: this demo root names them as this host
+cp /etc/passwd /etc/group "$D/etc/"
+rm "$D/etc/fstab" # its identifiers do not resolve here (31-fstab covers them)
+mkdir -p "$TMP/o"
+T="$TMP/o/dgx4-config.tar.gz"
+run 0 "$SWAPTOOL" --state "$STATE" backup --root "$D" --home /home/nv --out "$T"
+old=$(sha256sum <"$T")
+# refused_name FILE SHOWN: backup refuses FILE (exit 3) naming it as SHOWN, writes nothing and keeps
+# the older tarball; FILE removed, the backup is whole again and restore and verify agree with it
+refused_name() {
+	: >"$1"
+	says 3 "cannot back up '$2'" "$SWAPTOOL" --state "$STATE" backup --root "$D" --home /home/nv --out "$T"
+	contains "rename it or move it out of the backup set"
+	[ "$(printf '%s%s' "$OUT" "$ERR" | wc -l)" -le 1 ] || fail "the message for '$2' spans lines: $ERR"
+	case "$OUT$ERR" in *$'\e'*) fail "the message for '$2' holds a raw escape" ;; esac
+	says_json 3 "no tarball was written" "$SWAPTOOL" --json --state "$STATE" backup --root "$D" --home /home/nv --out "$T"
+	[ "$(sha256sum <"$T")" = "$old" ] || fail "the older tarball at --out changed after refusing '$2'"
+	ls "$TMP/o" | grepq -v '^dgx4-config.tar.gz$' && fail "a temporary was left beside the tarball ($(ls "$TMP/o"))"
+	rm -- "$1"
+}
+refused_name "$D/home/nv/.ssh/a"$'\n'"b" "$D/home/nv/.ssh/a\\nb"
+refused_name "$D/home/nv/.ssh/id"$'\e'"[31m" "$D/home/nv/.ssh/id\\e[31m"
+refused_name "$D/home/nv/.ssh/caf"$'\xff' "$D/home/nv/.ssh/caf\\xff"
+ok "a name restore refuses (newline, escape, not UTF-8) is refused before writing, named escaped; the older tarball stays"
+
+ln -s "target"$'\xfe' "$D/home/nv/.ssh/badlink"
+says 3 "cannot back up the symlink '$D/home/nv/.ssh/badlink'" "$SWAPTOOL" --state "$STATE" backup --root "$D" --home /home/nv --out "$T"
+contains "target\\xfe"
+rm "$D/home/nv/.ssh/badlink"
+[ "$(sha256sum <"$T")" = "$old" ] || fail "the older tarball at --out changed"
+ok "a symlink whose target is not UTF-8 is refused before writing"
+
+# names the readers accept go through: a backslash, a space, UTF-8; restore --dry-run and verify agree
+: >"$D/home/nv/.ssh/back\\slash caf"$'\xc3\xa9'
+run 0 "$SWAPTOOL" --json --state "$STATE" backup --root "$D" --home /home/nv --out "$T"
+run 0 "$SWAPTOOL" --json --state "$STATE" verify "$T" --root "$D"
+mkdir "$TMP/fresh"
+run 0 "$SWAPTOOL" --json --state "$TMP/s2" restore "$T" --root "$TMP/fresh" --dry-run
+jeq '[.actions[] | select(.path | endswith("back\\slash café"))] | length' 1
+ok "a name with a backslash, a space and UTF-8 is backed up; verify and restore --dry-run agree"
