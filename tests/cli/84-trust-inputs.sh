@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Inputs a node's user or another node controls (issue 27, classes 7 and 9): a file name in the
 # backup set that restore would refuse (a newline, an escape, bytes that are not UTF-8) is refused
-# by backup before it writes, named escaped, the older tarball at --out kept.
+# by backup before it writes, named escaped, the older tarball at --out kept; compare refuses an
+# accept record holding NaN or Infinity (exit 3, naming the field).
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/fixtures/backup-lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
 
 # ---- class 7: the writer refuses what its readers refuse, before writing ----
 D="$TMP/demo"
@@ -49,3 +51,16 @@ mkdir "$TMP/fresh"
 run 0 "$SWAPTOOL" --json --state "$TMP/s2" restore "$T" --root "$TMP/fresh" --dry-run
 jeq '[.actions[] | select(.path | endswith("back\\slash café"))] | length' 1
 ok "a name with a backslash, a space and UTF-8 is backed up; verify and restore --dry-run agree"
+
+# ---- class 9: hostile numbers in an accept record ----
+dgx5_accept "$TMP/a5.json"
+dgx4_accept "$TMP/a4.json"
+run 1 "$SWAPTOOL" compare "$TMP/a5.json" "$TMP/a4.json"
+# json-c reads NaN, Infinity and 1e999; they were read as 0 and printed as 0.00x ratios
+for bad in NaN Infinity -Infinity 1e999; do
+	jq --arg b "$bad" '.runs[0].iops = "BAD:" + $b' "$TMP/a4.json" | sed 's/"BAD:\([^"]*\)"/\1/' >"$TMP/bad.json"
+	grepq "\"iops\": *$bad" <"$TMP/bad.json" || fail "the fixture does not hold $bad"
+	says 3 "its 'runs[0].iops' is $bad, not a finite number" "$SWAPTOOL" compare "$TMP/a5.json" "$TMP/bad.json"
+	says_json 3 "not a finite number" "$SWAPTOOL" --json compare "$TMP/bad.json" "$TMP/a5.json"
+done
+ok "compare refuses an accept record holding NaN, Infinity or 1e999 (exit 3), naming the field"
