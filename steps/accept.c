@@ -191,9 +191,8 @@ static int parse_args(struct ctx *ctx, struct accept *a, int argc, char **argv)
 			o->have_seed = true;
 			break;
 		case 'H':
-			if (optarg[0] != '/')
-				return ctx_error(ctx, EXIT_USAGE, "bad --home '%s': an absolute path, e.g. --home /home/USER",
-						 optarg);
+			if (step_home_option(ctx, optarg))
+				return EXIT_USAGE;
 			a->home = optarg;
 			break;
 		default:

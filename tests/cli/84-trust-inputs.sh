@@ -4,7 +4,8 @@
 # backup set that restore would refuse (a newline, an escape, bytes that are not UTF-8) is refused
 # by backup before it writes, named escaped, the older tarball at --out kept; compare refuses an
 # accept record holding NaN or Infinity (exit 3, naming the field); compare of 40,000 gates a side
-# finishes (it took 103 s: each gate was looked up by a walk).
+# finishes (it took 103 s: each gate was looked up by a walk); a relative --home is refused as one
+# (exit 2), not taken for a missing home.
 . "$SRCDIR/tests/lib.sh"
 . "$SRCDIR/tests/fixtures/backup-lib.sh"
 . "$SRCDIR/tests/fixtures/records-lib.sh"
@@ -80,3 +81,13 @@ jeq '[.gates[] | select(.b_status == "fail")] | length' 20000
 jeq '[.checks[] | select(.id == "gates-b")][0].summary | startswith("B (dgx4): 20000 of 40000 gates passed, failed: g39999-iops, g39997-iops")' true
 run 1 timeout 60 "$SWAPTOOL" compare "$TMP/big5.json" "$TMP/big4.json"
 ok "compare of 40,000 gates a side finishes, every gate matched by name"
+
+# ---- class 9: a relative --home is refused as such, not taken for a missing one ----
+says 2 "--home must be an absolute path, not 'home/nv'" "$SWAPTOOL" --state "$STATE" backup --root "$D" --home home/nv \
+	--out "$TMP/o/rel.tar.gz"
+contains "e.g. --home /home/USER"
+[ ! -e "$TMP/o/rel.tar.gz" ] || fail "backup with a relative --home wrote a tarball"
+says_json 2 "--home must be an absolute path" "$SWAPTOOL" --json --state "$STATE" backup --home "" --out "$TMP/o/rel.tar.gz"
+says 2 "--home must be an absolute path, not 'nv'" "$SWAPTOOL" --state "$STATE" accept --home nv "$TMP/a5.json"
+says 2 "--home must be an absolute path, not 'nv'" "$SWAPTOOL" --state "$STATE" preflight --home nv --target 2TB "$TMP/a5.json"
+ok "a relative --home is refused as one (backup, accept, preflight): exit 2"
