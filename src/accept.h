@@ -74,7 +74,7 @@ struct accept {
 	const struct profile *pf;
 	struct accept_opts o;
 	const char *home;             /* --home: the node user's home for '~' in the profile's glob */
-	volatile sig_atomic_t *stop;  /* set on SIGINT: stop submitting, wait for in-flight reads */
+	volatile sig_atomic_t *stop;  /* set on SIGINT, SIGTERM, SIGHUP: stop submitting, wait for in-flight reads */
 	struct accept_hooks hooks;
 	/* the target and why it was chosen ("argument", "profile-glob", "root-disk") */
 	char *path;

@@ -7,6 +7,50 @@
 #include <limits.h>
 #include <math.h>
 
+/* The path ("runs[1].iops") of the first number in o that is not finite, or NULL; *text is json-c's
+ * text of it. json-c reads the words NaN, Infinity and -Infinity, and 1e999 as infinity: JSON has
+ * none of them, jset_double never writes them, and readers would take them for 0 (jget_double) or
+ * print them as ratios. The depth is json-c's (32), so the recursion is too. */
+static char *nonfinite_at(json_object *o, const char *at, const char **text)
+{
+	char *found = NULL;
+
+	if (json_object_is_type(o, json_type_double)) {
+		*text = json_object_get_string(o);
+		return isfinite(json_object_get_double(o)) ? NULL : xstrdup(at);
+	}
+	if (json_object_is_type(o, json_type_array))
+		for (size_t i = 0; !found && i < json_object_array_length(o); i++) {
+			_cleanup_free_ char *sub = xasprintf("%s[%zu]", at, i);
+			found = nonfinite_at(json_object_array_get_idx(o, i), sub, text);
+		}
+	if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, key, v) {
+			_cleanup_free_ char *sub = xasprintf("%s%s%s", at, *at ? "." : "", key);
+
+			found = nonfinite_at(v, sub, text);
+			if (found)
+				break;
+		}
+	}
+	return found;
+}
+
+/* 0, or -EBADMSG with *why naming the first number of o that is not finite, and its text. */
+static int check_finite(json_object *o, char **why)
+{
+	const char *text = NULL;
+	_cleanup_free_ char *at = nonfinite_at(o, "", &text), *shown = NULL, *tshown = NULL;
+
+	if (!at)
+		return 0;
+	tshown = text_safe(text ?: "?", false);
+	if (!*at)
+		return set_why(why, -EBADMSG, "it is %s, not a finite number (JSON has no NaN or Infinity)", tshown);
+	shown = text_safe(at, false);
+	return set_why(why, -EBADMSG, "its '%s' is %s, not a finite number (JSON has no NaN or Infinity)", shown, tshown);
+}
+
 int json_parse_doc(const char *text, size_t len, json_object **out, char **why)
 {
 	json_tokener *tok;
@@ -36,6 +80,10 @@ int json_parse_doc(const char *text, size_t len, json_object **out, char **why)
 			json_object_put(o);
 			return set_why(why, -EBADMSG, "it holds more than one JSON document");
 		}
+	if (check_finite(o, why) < 0) {
+		json_object_put(o);
+		return -EBADMSG;
+	}
 	*out = o;
 	return 0;
 }

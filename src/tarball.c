@@ -96,6 +96,31 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A name the readers would refuse is refused here, before anything is written: the read-back,
+ * restore and verify check every archive path with path_check (src/rootpath.c: a control byte such
+ * as a newline or an escape, over 1024 bytes) and read the manifest as JSON, which carries only
+ * UTF-8 (src/json.c's jset_str writes any other byte as U+FFFD, so the manifest's path and link would
+ * no longer be the archive's). Backing up such a name would end in a read-back that removes the
+ * tarball; a symlink's target is written as it is, so only its bytes must be UTF-8. */
+static int name_refused(const char *full, const char *rel, const char *link, char **why)
+{
+	const char *pwhy = NULL;
+	_cleanup_free_ char *shown = text_safe(full, false);
+
+	if (path_check(rel, &pwhy) < 0 || !utf8_valid(rel))
+		return set_why(why, -EINVAL, "cannot back up '%s' (%s): restore refuses such a name, so no tarball was "
+			    "written; rename it or move it out of the backup set, then run backup again", shown,
+			    pwhy ? pwhy : "bytes that are not UTF-8 in the name");
+	if (link && !utf8_valid(link)) {
+		_cleanup_free_ char *lshown = text_safe(link, false);
+
+		return set_why(why, -EINVAL, "cannot back up the symlink '%s' (bytes that are not UTF-8 in its target '%s'): "
+			    "the manifest cannot carry them, so no tarball was written; point it at another name, then run "
+			    "backup again", shown, lshown);
+	}
+	return 0;
+}
+
 /* Add one path (not following a final symlink) and, for a directory, what it holds. */
 static int walk(struct arc_source *s, const struct backup_opts *o, const char *full, const char *rel, char **why)
 {
@@ -116,6 +141,8 @@ static int walk(struct arc_source *s, const struct backup_opts *o, const char *f
 			return 0;
 		}
 	}
+	if (name_refused(full, rel, NULL, why) < 0)
+		return -EINVAL;
 	if (lstat(full, &st) < 0) {
 		if (errno == EACCES)
 			return unreadable(s, o, full, errno);
@@ -159,6 +186,8 @@ static int walk(struct arc_source *s, const struct backup_opts *o, const char *f
 		if (n < 0)
 			return set_why(why, -errno, "cannot read the link '%s': %m", full);
 		target[n] = '\0';
+		if (name_refused(full, rel, target, why) < 0)
+			return -EINVAL;
 		e = source_add(s, rel, full, &st);
 		e->type = MT_SYMLINK;
 		e->link = xstrdup(target);

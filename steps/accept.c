@@ -57,7 +57,13 @@ const struct step step_accept = {
 
 static volatile sig_atomic_t interrupted;
 
-static void on_sigint(int sig)
+/* SIGINT (^C), SIGTERM (systemctl stop, an Ansible timeout, kill) and SIGHUP (a dropped ssh
+ * session) all stop the run the same way: in-flight reads are waited for, the record is saved with
+ * what was measured, the state directory's lock released, exit 130. Uncaught, SIGTERM and SIGHUP
+ * killed accept and lost the record, as plan and clone catch SIGTERM (steps/plan.c, steps/clone.c). */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void on_stop(int sig)
 {
 	(void)sig;
 	interrupted = 1;
@@ -185,9 +191,8 @@ static int parse_args(struct ctx *ctx, struct accept *a, int argc, char **argv)
 			o->have_seed = true;
 			break;
 		case 'H':
-			if (optarg[0] != '/')
-				return ctx_error(ctx, EXIT_USAGE, "bad --home '%s': an absolute path, e.g. --home /home/USER",
-						 optarg);
+			if (step_home_option(ctx, optarg))
+				return EXIT_USAGE;
 			a->home = optarg;
 			break;
 		default:
@@ -216,7 +221,7 @@ static int accept_error(struct ctx *ctx, const struct accept *a)
 int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	struct accept a;
-	struct sigaction sa = { .sa_handler = on_sigint }, old_sa;
+	struct sigaction sa = { .sa_handler = on_stop }, old_sa[ARRAY_SIZE(stop_signals)];
 	int r;
 
 	accept_init(&a, ctx->profile, rec);
@@ -232,7 +237,8 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	}
 	accept_plan_runs(&a);
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_sa); /* no SA_RESTART: sleeps and waits return at once */
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &sa, &old_sa[i]); /* no SA_RESTART: sleeps and waits return at once */
 	interrupted = 0;
 	if (accept_check_input(&a) < 0 || accept_run_harness(&a) < 0)
 		r = accept_error(ctx, &a);
@@ -246,7 +252,8 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 			r = !a.complete ? EXIT_INTERRUPTED : record_exit_code(rec);
 		}
 	}
-	sigaction(SIGINT, &old_sa, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &old_sa[i], NULL);
 out:
 	accept_free(&a);
 	return r;

@@ -233,7 +233,11 @@ static int backup_args(struct ctx *ctx, int argc, char **argv, struct backup_job
 
 	while ((c = getopt_long(argc, argv, "", step_getopt(backup_options), NULL)) != -1) {
 		switch (c) {
-		case 'H': j->home_opt = optarg; break;
+		case 'H':
+			if (step_home_option(ctx, optarg))
+				return EXIT_USAGE;
+			j->home_opt = optarg;
+			break;
 		case 'r': j->root = optarg; break;
 		case 'o': j->out_opt = optarg; break;
 		case 'c': j->copy_dir = optarg; break;

@@ -117,6 +117,17 @@ int step_check_root(struct ctx *ctx, const char *root)
 	return 0;
 }
 
+int step_home_option(struct ctx *ctx, const char *home)
+{
+	_cleanup_free_ char *shown = NULL;
+
+	if (home[0] == '/')
+		return 0;
+	shown = str_escape(home);
+	return ctx_error(ctx, EXIT_USAGE, "--home must be an absolute path, not '%s': the home as the node sees it, e.g. "
+			 "--home /home/USER", shown);
+}
+
 int step_target_option(struct ctx *ctx, int c, const char *v, struct step_target_opts *t)
 {
 	switch (c) {
@@ -129,7 +140,7 @@ int step_target_option(struct ctx *ctx, int c, const char *v, struct step_target
 		return step_parse_lba_size(ctx, "--lba-size", v, &t->image_lba_size) ? EXIT_USAGE : 0;
 	case 'H':
 		t->home = v;
-		return 0;
+		return step_home_option(ctx, v) ? EXIT_USAGE : 0;
 	}
 	return -1;
 }

@@ -112,6 +112,9 @@ struct step_target_opts {
 	const char *home;        /* --home DIR; NULL: not given */
 };
 #define STEP_TARGET_OPTS_INIT { .lba_size = 512, .image_lba_size = 512 }
+/* --home DIR of any step: 0 when DIR is absolute, else the usage error (exit 2) saying so. A relative
+ * one got the message for a missing home (backup) or resolved against the current directory. */
+int step_home_option(struct ctx *ctx, const char *home);
 /* Option `c` (what getopt_long returned) with its value `v` into *t: 0 when it is one of those,
  * -1 when it is none of them (the step's own or a bad one), else the exit code of a bad value. */
 int step_target_option(struct ctx *ctx, int c, const char *v, struct step_target_opts *t);

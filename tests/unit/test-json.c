@@ -43,6 +43,21 @@ static void parse_doc(void)
 	CHECK(parse("{\"a\" 1}", 7, &o, &why) == -EBADMSG);
 	CHECK(why && startswith(why, "it is not JSON ("));
 	CHECK(parse("", 0, &o, &why) == -EBADMSG);
+	/* json-c reads NaN, Infinity and 1e999 (infinity); JSON has none of them, and a reader would
+	 * take them for 0 or print them as ratios: refused, the first one named by its path */
+	CHECK(parse("{\"runs\":[{\"iops\":1.5},{\"iops\":NaN}]}", 36, &o, &why) == -EBADMSG);
+	CHECK_STR(why, "its 'runs[1].iops' is NaN, not a finite number (JSON has no NaN or Infinity)");
+	CHECK(o == NULL);
+	CHECK(parse("{\"a\":{\"b\":-Infinity}}", 21, &o, &why) == -EBADMSG);
+	CHECK_STR(why, "its 'a.b' is -Infinity, not a finite number (JSON has no NaN or Infinity)");
+	CHECK(parse("[1e999]", 7, &o, &why) == -EBADMSG);
+	CHECK_STR(why, "its '[0]' is 1e999, not a finite number (JSON has no NaN or Infinity)");
+	CHECK(parse("Infinity\n", 9, &o, &why) == -EBADMSG);
+	CHECK_STR(why, "it is Infinity, not a finite number (JSON has no NaN or Infinity)");
+	/* large finite numbers and integers stay */
+	CHECK(parse("{\"a\":1e300,\"b\":-0.5,\"c\":18446744073709551615}", 45, &o, &why) == 0);
+	CHECK(o && jget_double(o, "a") == 1e300);
+	json_object_put(o);
 	/* a NULL why is allowed */
 	CHECK(json_parse_doc("x", 1, &o, NULL) == -EBADMSG);
 }
