@@ -445,17 +445,45 @@ static int syntax(struct parse_state *s, unsigned line, const char *why)
 	return -EINVAL;
 }
 
+/* A list is its key given again ([backup] path, required, fstab; [refetch] path); any other key
+ * holds one value. */
+static bool list_key_of(const char *section, const char *key)
+{
+	return (streq(section, "backup") && (streq(key, "path") || streq(key, "required") || streq(key, "fstab"))) ||
+	       (streq(section, "refetch") && streq(key, "path"));
+}
+
+/* The line `name` was first seen on, from `seen` ("LINE NAME" entries), or 0; else it is added. */
+static unsigned seen_before(struct strlist *seen, const char *name, unsigned line)
+{
+	for (size_t i = 0; i < seen->n; i++) {
+		const char *sp = strchr(seen->v[i], ' ');
+
+		if (sp && streq(sp + 1, name))
+			return (unsigned)strtoul(seen->v[i], NULL, 10);
+	}
+	_cleanup_free_ char *entry = xasprintf("%u %s", line, name);
+
+	strlist_add(seen, entry);
+	return 0;
+}
+
 /*
  * The profile's INI dialect (swaptool-profile(5)): "[section]", "key = value" (split at the first
  * '='; spaces around key and value dropped), blank lines, and comments on lines of their own
  * starting with ';' or '#'. Nothing inside a value is a comment: "true ; /opt/bench" is one
  * command (libinih took " ;" for an inline comment and ran "true"). No length limit on a line
- * (libinih cut lines at 200 bytes and read the rest as a line of its own).
+ * (libinih cut lines at 200 bytes and read the rest as a line of its own). A name is declared
+ * once: a second [engine x] or [run x], or a key given twice in a section (but a list's), is
+ * refused naming both lines; it used to replace the first silently, and two gates of one name
+ * make two series of one name in metrics, where Prometheus keeps the first (issue 27).
  */
 static int parse_profile(struct parse_state *s, char *text, size_t len)
 {
 	_cleanup_free_ char *section = xstrdup("");
+	_cleanup_(strlist_clear) struct strlist sections = { 0 }, keys = { 0 };
 	char *p = text, *end = text + len;
+	unsigned first;
 
 	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) /* UTF-8 byte-order mark */
 		p += 3;
@@ -480,8 +508,15 @@ static int parse_profile(struct parse_state *s, char *text, size_t len)
 			t = trim(t + 1, t + n - 1);
 			if (!*t)
 				return syntax(s, line, "empty section name '[]'");
+			if ((first = seen_before(&sections, t, line))) {
+				if (!s->err)
+					s->err = xasprintf("%s:%u: section [%s] again (first at line %u): each name is "
+							   "declared once; merge the two", s->file, line, t, first);
+				return -EINVAL;
+			}
 			free(section);
 			section = xstrdup(t);
+			strlist_clear(&keys);
 			continue;
 		}
 		eq = strchr(t, '=');
@@ -489,7 +524,14 @@ static int parse_profile(struct parse_state *s, char *text, size_t len)
 			return syntax(s, line, "not a 'key = value' line");
 		*eq = '\0';
 		s->line = line;
-		if (!handler(s, section, trim(t, eq), trim(eq + 1, eq + 1 + strlen(eq + 1))))
+		t = trim(t, eq);
+		if (!list_key_of(section, t) && (first = seen_before(&keys, t, line))) {
+			if (!s->err)
+				s->err = xasprintf("%s:%u: '%s' again in [%s] (first at line %u): a key holds one "
+						   "value; keep one of the two", s->file, line, t, section, first);
+			return -EINVAL;
+		}
+		if (!handler(s, section, t, trim(eq + 1, eq + 1 + strlen(eq + 1))))
 			return -EINVAL;
 	}
 	return 0;

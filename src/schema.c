@@ -488,16 +488,25 @@ static const char *repeated_name(json_object *arr)
 	return NULL;
 }
 
+const char *schema_accept_repeated(json_object *acc, const char **what)
+{
+	const char *dup;
+
+	*what = "runs";
+	if ((dup = repeated_name(schema_accept_runs(acc))))
+		return dup;
+	*what = "gates";
+	return repeated_name(schema_accept_gates(acc));
+}
+
 char *schema_accept_evidence_gap(json_object *acc)
 {
 	json_object *runs = schema_accept_runs(acc), *gates = schema_accept_gates(acc);
 	size_t harness = 0;
-	const char *dup;
+	const char *dup, *what;
 
-	if ((dup = repeated_name(runs)))
-		return xasprintf("two runs are named '%s'", dup);
-	if ((dup = repeated_name(gates)))
-		return xasprintf("two gates are named '%s': one hides the other", dup);
+	if ((dup = schema_accept_repeated(acc, &what)))
+		return xasprintf("two %s are named '%s': one hides the other", what, dup);
 	if (!jarray_len(runs))
 		return xstrdup("no runs: a verdict without measurements");
 	for (size_t i = 0; i < jarray_len(gates); i++) {

@@ -171,6 +171,9 @@ void schema_accept_gate_counts(json_object *acc, size_t *passed, size_t *total);
  * of the runs; a name given to two runs or two gates is refused, as a reader would take one for
  * the other (metrics' series, report's rows). */
 char *schema_accept_evidence_gap(json_object *acc);
+/* A name two runs or two gates of the record share (*what: "runs" or "gates"), or NULL: a reader
+ * keyed by name (metrics' series, fleet's columns) would take one for the other. */
+const char *schema_accept_repeated(json_object *acc, const char **what);
 
 /* report's own record */
 const char *schema_report_verdict(json_object *rep);

@@ -127,6 +127,25 @@ static void on_end(void *ud)
 }
 
 /* Options into a->o. Returns -1 to go on, else the exit code of a usage error. */
+/* A --gate whose NAME an earlier --gate or the profile's [engine NAME] holds: exit 2 naming both.
+ * Two gates of one name are two records of one name (engine-NAME), and metrics' two series of one
+ * name, of which Prometheus keeps the first: a failing gate behind a passing one would vanish. */
+static int gate_taken(struct ctx *ctx, const struct accept *a, const char *arg)
+{
+	size_t n = strcspn(arg, "=");
+
+	for (size_t i = 0; i < a->o.ngates; i++)
+		if (strlen(a->o.gates[i].name) == n && !strncmp(a->o.gates[i].name, arg, n))
+			return ctx_error(ctx, EXIT_USAGE, "--gate '%.*s' given twice: a gate's name is its own; "
+					 "rename one of them", (int)n, arg);
+	for (size_t i = 0; a->pf && i < a->pf->nengine; i++)
+		if (strlen(a->pf->engine[i].name) == n && !strncmp(a->pf->engine[i].name, arg, n))
+			return ctx_error(ctx, EXIT_USAGE, "--gate '%.*s': the profile ('%s') declares [engine %.*s] "
+					 "already; rename the --gate, or drop one of the two", (int)n, arg,
+					 ctx->profile_path ?: "built-in", (int)n, arg);
+	return 0;
+}
+
 static int parse_args(struct ctx *ctx, struct accept *a, int argc, char **argv)
 {
 	struct accept_opts *o = &a->o;
@@ -180,6 +199,8 @@ static int parse_args(struct ctx *ctx, struct accept *a, int argc, char **argv)
 			o->force = true;
 			break;
 		case 'g':
+			if (strchr(optarg, '=') && gate_taken(ctx, a, optarg))
+				return EXIT_USAGE;
 			if (accept_add_gate(o, optarg, GATE_TIMEOUT_S) < 0)
 				return ctx_error(ctx, EXIT_USAGE,
 						 "bad --gate '%s': NAME=COMMAND (name up to 63 characters, 16 gates at most), "

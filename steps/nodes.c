@@ -88,6 +88,19 @@ static void add_input(struct node_set *set, const char *path, const char *kind, 
 	json_object_array_add(set->inputs, o);
 }
 
+/* An accept record (alone or in a report) whose runs or gates repeat a name is refused: metrics
+ * would write two series of one name, of which Prometheus keeps the first, and a failing gate
+ * behind a passing one of its name would vanish (issue 27). */
+static int accept_unique(struct ctx *ctx, const char *path, json_object *acc)
+{
+	const char *what, *dup = acc ? schema_accept_repeated(acc, &what) : NULL;
+
+	if (!dup)
+		return 0;
+	return ctx_error(ctx, EXIT_FAILED, "'%s': two of its accept %s are named '%s', so one would hide the other; "
+			 "it is not a record swaptool wrote: run accept again on that node", path, what, dup);
+}
+
 int nodes_add_file(struct ctx *ctx, struct node_set *set, const char *path)
 {
 	_cleanup_free_ char *text = NULL, *why = NULL;
@@ -119,8 +132,10 @@ int nodes_add_file(struct ctx *ctx, struct node_set *set, const char *path)
 		if (!host || !*host || !utf8_valid(host))
 			return ctx_error(ctx, EXIT_FAILED, "report '%s' names no node (or not in UTF-8); it is not one swaptool wrote",
 					 path);
-		n = node_of(set, host);
 		steps = jget_object(doc, "steps");
+		if ((r = accept_unique(ctx, path, record_of(jget(steps, "accept"), "accept"))))
+			return r;
+		n = node_of(set, host);
 		if (record_of(jget(steps, "preflight"), "preflight"))
 			keep_newer(&n->preflight, jget(steps, "preflight"));
 		if (record_of(jget(steps, "accept"), "accept"))
@@ -139,6 +154,8 @@ int nodes_add_file(struct ctx *ctx, struct node_set *set, const char *path)
 	if (!host || !*host || !utf8_valid(host))
 		return ctx_error(ctx, EXIT_FAILED, "record '%s' names no host (or not in UTF-8); it is not one swaptool wrote",
 				 path);
+	if (streq(step, "accept") && (r = accept_unique(ctx, path, doc)))
+		return r;
 	n = node_of(set, host);
 	if (streq(step, "preflight"))
 		keep_newer(&n->preflight, doc);

@@ -70,6 +70,23 @@ int main(void)
 	bad_file("[run rand16]\nduration = 0\n", ":2: 'duration' in [run rand16] must be a whole number from 1 to 86400");
 	bad_file("[backup]\npath = ../etc\n", ":2: bad path '../etc'");
 	bad_file("\n[accept]\nramp 3\n", ":3: not a 'key = value' line");
+	/* issue 27: a name is declared once; a second one used to replace the first silently */
+	bad_file("[engine x]\ncommand = true\n[accept]\nramp = 1\n[engine x]\ncommand = false\n",
+		 ":5: section [engine x] again (first at line 1)");
+	bad_file("[run rand16]\nmin_iops = 1\n\n[run rand16]\nmin_iops = 2\n", ":4: section [run rand16] again (first at line 1)");
+	bad_file("[engine x]\ncommand = false\ncommand = true\n", ":3: 'command' again in [engine x] (first at line 2)");
+	bad_file("[accept]\nworking_set = 20GiB\nramp = 1\nworking_set = 1GiB\n",
+		 ":4: 'working_set' again in [accept] (first at line 2)");
+	bad_file("[backup]\npath = /etc/a\n[refetch]\npath = /x\n[backup]\npath = /etc/b\n", ":5: section [backup] again");
+	/* a list is its key given again; one key in two sections is two keys */
+	_cleanup_free_ char *lists = write_tmp("[backup]\npath = /etc/a\npath = /etc/b\n[refetch]\npath = /x\npath = /y\n"
+					       "[engine a]\ncommand = true\n[engine b]\ncommand = true\n");
+	CHECK(profile_load(lists, &p, &err) == 0);
+	CHECK_U64(p->backup_paths.n, 2);
+	CHECK_U64(p->refetch_paths.n, 2);
+	CHECK_U64(p->nengine, 2);
+	profile_free(p);
+	unlink(lists);
 
 	/* ';' inside a value is part of it: only whole-line comments */
 	_cleanup_free_ char *semi = write_tmp("; comment\n  # comment\n[engine bench]\ncommand = true ; /opt/bench --all\n");
