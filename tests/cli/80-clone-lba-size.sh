@@ -4,7 +4,8 @@
 # 512-byte ones (issue 29): the GPT rewritten in 4096-byte LBAs and a FAT ESP of 512-byte sectors copied
 # raw do not boot there (Linux: "FAT-fs: logical sector size too small"). plan says path 2 is not
 # possible and why, with a failed check; preflight too; clone refuses before writing a byte, and the
-# rehearsal refuses as plan does. A 4096-byte target given as a size is judged the same.
+# rehearsal refuses as plan does. A 4096-byte target given as a size is judged the same. With the
+# ESP re-made as a FAT of 4096-byte sectors the clone is safe, and runs and verifies.
 . "$SRCDIR/tests/lib.sh"
 : "${MKDISK:?run through meson test (tests/run)}"
 need_loop
@@ -74,3 +75,34 @@ contains "4096-byte"
 [ "$(sha256sum <"$SRC")" = "$s0" ] || fail "the refused clone changed the source"
 [ -z "$(blkid -p "$TGT" 2>/dev/null)" ] || fail "blkid finds something on the refused target: $(blkid -p "$TGT")"
 ok "clone refuses across LBA sizes; the target untouched"
+
+# The safe case: the same source with its ESP re-made as a FAT of 4096-byte sectors (mkfs.vfat -S
+# 4096, its offset counted in those sectors, mkdisk's volume id and label kept). Every filesystem
+# works at 4096-byte LBAs: path 2 is possible, clone writes the GPT in 4096-byte LBAs, and its
+# verification and the independent tools (sgdisk -v on the 4096-byte device, blkid, fsck.vfat,
+# e2fsck) agree.
+command -v mkfs.vfat >/dev/null || skip "mkfs.vfat missing"
+p1end=$(partx -g -n 1 -o END "$SRC" | tr -d ' ')
+mkfs.vfat -I --offset $((p1 * 512 / 4096)) -S 4096 --mbr=n --invariant -F 16 -i D6C40001 -n EFI "$SRC" \
+	$(((p1end - p1 + 1) / 2)) >/dev/null 2>&1 || fail "mkfs.vfat -S 4096 on ${SRC}'s p1"
+[ "$(od -An -tu2 -j $((p1 * 512 + 11)) -N2 "$SRC" | tr -d ' ')" = 4096 ] || fail "p1 is not a FAT of 4096-byte sectors"
+run 0 "$SWAPTOOL" --state "$TMP/st2" --json plan "$SRC" --target "$TGT"
+jeq .plan.paths.fs_clone.possible true
+jeq '[.checks[] | select(.id=="lba-format" and .status=="fail")] | length' 0
+run 0 "$SWAPTOOL" --state "$TMP/st2" --json clone "$SRC" "$TGT" --yes
+jeq .verdict pass
+jeq '.checks[] | select(.id=="target-lba-size") | .status' pass
+jeq '.checks[] | select(.id=="sector-size-p1") | .status' pass
+for i in $(seq 50); do
+	partx -a "$TGT" 2>/dev/null || partx -u "$TGT" 2>/dev/null || true
+	[ -b "${TGT}p2" ] && break
+	sleep 0.1
+done
+[ -b "${TGT}p2" ] || fail "no ${TGT}p2 after the clone"
+sgdisk -v "$TGT" | grepq "No problems found" || fail "sgdisk -v $TGT"
+[ "$(blkid -p -o value -s UUID "${TGT}p1")" = D6C4-0001 ] || fail "UUID p1"
+[ "$(blkid -p -o value -s UUID "${TGT}p2")" = 0d6c4e57-7e41-493d-a531-809dda000002 ] || fail "UUID p2"
+[ "$(blkid -p -o value -s PART_ENTRY_OFFSET "${TGT}p1")" = $((p1)) ] || fail "p1 does not start at byte $((p1 * 512))"
+if command -v fsck.vfat >/dev/null; then fsck.vfat -n "${TGT}p1" >/dev/null || fail "fsck.vfat -n ${TGT}p1"; fi
+e2fsck -fn "${TGT}p2" >/dev/null 2>&1 || fail "e2fsck -fn ${TGT}p2"
+ok "a FAT of 4096-byte sectors: path 2 onto the 4096-byte target, verified"
