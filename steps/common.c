@@ -123,7 +123,7 @@ int step_home_option(struct ctx *ctx, const char *home)
 
 	if (home[0] == '/')
 		return 0;
-	shown = str_escape(home);
+	shown = text_safe(home, false);
 	return ctx_error(ctx, EXIT_USAGE, "--home must be an absolute path, not '%s': the home as the node sees it, e.g. "
 			 "--home /home/USER", shown);
 }
