@@ -32,6 +32,8 @@ static const struct step_option accept_options[] = {
 	{ { "no-seq", no_argument, NULL, 'N' }, NULL, NULL },
 	{ { "sweep", required_argument, NULL, 'W' }, "SIZE,SIZE...",
 	  "also run at these working sets: the collapse curve, with a chart" },
+	{ { "sustain", required_argument, NULL, 'u' }, "DURATION",
+	  "then hold the deepest random run this long (90s, 10m, 1h; profile: off), run the random runs again" },
 	{ { "gate", required_argument, NULL, 'g' }, "NAME=COMMAND",
 	  "an engine gate run with sh -c: pass on exit 0 (repeatable)" },
 	{ { "force", no_argument, NULL, 'f' }, NULL,
@@ -111,6 +113,17 @@ static void on_run(void *ud, const struct accept_run_progress *g)
 			 "accept run %u of %u, %s%s%s: %s%s  %" PRIu64 " IOPS  p50 %" PRIu64 " us  %" PRIu64 " MB read",
 			 g->k, g->n, g->run, g->label ? " " : "", g->label ? g->label : "", t,
 			 p->ramping ? " (ramp)" : "", p->iops_now, p->p50_ns / 1000, p->bytes / 1000000);
+}
+
+static void on_sustain(void *ud, const struct accept_sustain_progress *g)
+{
+	const struct io_progress *p = g->io;
+	uint64_t done = g->done_ns + p->elapsed_ns;
+
+	out_progress_eta(ud, g->start_ns, done / 1000000u, g->total_s * 1000u,
+			 "accept sustained load, %u in flight: interval %zu of %zu, %" PRIu64 "/%" PRIu64 " s  %" PRIu64
+			 " IOPS  p50 %" PRIu64 " us",
+			 g->inflight, g->k + 1, g->n, done / 1000000000u, g->total_s, p->iops_now, p->p50_ns / 1000);
 }
 
 static void on_gate(void *ud, const char *name, bool ticking, uint64_t elapsed_ns)
@@ -195,6 +208,12 @@ static int parse_args(struct ctx *ctx, struct accept *a, int argc, char **argv)
 						 "bad --sweep '%s': working sets of at least 4K separated by commas, e.g. --sweep 2G,20G,98G",
 						 optarg);
 			break;
+		case 'u':
+			if (accept_parse_duration(optarg, &o->sustain_s) < 0)
+				return ctx_error(ctx, EXIT_USAGE, "bad --sustain '%s': a duration from 1 s to 24 h, e.g. "
+						 "--sustain 600, --sustain 10m, --sustain 1h", optarg);
+			o->have_sustain = true;
+			break;
 		case 'f':
 			o->force = true;
 			break;
@@ -222,6 +241,12 @@ static int parse_args(struct ctx *ctx, struct accept *a, int argc, char **argv)
 	}
 	if (optind + 1 < argc)
 		return ctx_error(ctx, EXIT_USAGE, "one target only; see 'swaptool help accept'");
+	/* the figures come per interval: a hold shorter than one has no interval to report */
+	if (o->sustain_s && o->sustain_s < o->sustain_interval_s)
+		return ctx_error(ctx, EXIT_USAGE, "%s %" PRIu64 " s is shorter than one interval of %" PRIu64
+				 " s ([accept] sustain_interval in '%s'): hold it at least that long, or set a shorter "
+				 "sustain_interval", o->have_sustain ? "--sustain" : "the profile's [accept] sustain",
+				 o->sustain_s, o->sustain_interval_s, ctx->profile_path ?: "built-in");
 	if (optind < argc)
 		accept_set_target(a, argv[optind]);
 	if (!o->have_seed) {
@@ -248,7 +273,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	accept_init(&a, ctx->profile, rec);
 	a.stop = &interrupted;
 	a.hooks = (struct accept_hooks){ .planned = on_planned, .sampling = on_sampling, .run = on_run,
-					 .gate = on_gate, .end = on_end, .ud = ctx };
+					 .sustain = on_sustain, .gate = on_gate, .end = on_end, .ud = ctx };
 	r = parse_args(ctx, &a, argc, argv);
 	if (r >= 0)
 		goto out;
@@ -266,6 +291,8 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	else {
 		accept_judge_harness(&a);
 		if (accept_run_sweep(&a) < 0)
+			r = accept_error(ctx, &a);
+		else if (accept_run_sustain(&a) < 0)
 			r = accept_error(ctx, &a);
 		else {
 			accept_run_engine_gates(&a);
