@@ -14,5 +14,7 @@ void report_chart_pctl(FILE *f, json_object *runs, json_object *gates, json_obje
 void report_chart_persec(FILE *f, json_object *runs, json_object *gates, json_object *ref_runs);
 /* The --sweep: IOPS (left axis) and p50 (right axis) against the working set. */
 void report_chart_sweep(FILE *f, json_object *sweep, json_object *ref_sweep);
+/* accept --sustain: IOPS (left axis) and p99.9 (right axis) per interval of the hold. */
+void report_chart_sustain(FILE *f, json_object *sustain);
 /* Both nodes' IOPS per run as bars, reference (A) and this node (B), with B/A over each pair. */
 void report_chart_compare(FILE *f, json_object *runs, json_object *ref_runs);

@@ -366,6 +366,58 @@ static void render_chart(const struct ctx *ctx, json_object *sweep)
 	}
 }
 
+/* A temperature of the record: "42 °C", or "?" when it could not be read. */
+static const char *temp_text(json_object *temp, const char *key, char buf[32])
+{
+	if (jget(temp, key))
+		snprintf(buf, 32, "%" PRIi64 " °C", jget_i64(temp, key));
+	else
+		snprintf(buf, 32, "?");
+	return buf;
+}
+
+/* --sustain: the figures per interval, the drift, the temperature, the random runs again. */
+static void render_sustain(const struct ctx *ctx, json_object *sus)
+{
+	_cleanup_table_ struct table *t = table_new(5);
+	json_object *iv = jget_array(sus, "intervals"), *runs = jget_array(sus, "runs");
+	json_object *d = jget_object(sus, "drift"), *temp = jget_object(sus, "temperature");
+	size_t n = iv ? json_object_array_length(iv) : 0;
+	char b[32], t1[32], t2[32];
+
+	out_line(ctx, "%s", "");
+	out_heading(ctx, "sustained load: %s, %" PRIu64 " in flight, for %" PRIu64 " s in intervals of %" PRIu64 " s",
+		     jget_str(sus, "run"), jget_u64(sus, "inflight"), jget_u64(sus, "duration_s"),
+		     jget_u64(sus, "interval_s"));
+	table_header(t, "interval", "start s", "IOPS", "p50 us", "p99.9 us");
+	for (unsigned c = 0; c < 5; c++)
+		table_align(t, c, ALIGN_RIGHT);
+	for (size_t i = 0; i < n; i++) {
+		json_object *v = json_object_array_get_idx(iv, i);
+
+		table_cellf(t, "%" PRIu64 "%s", jget_u64(v, "index") + 1, jget_bool(v, "complete") ? "" : " (cut)");
+		table_cellf(t, "%" PRIu64, jget_u64(v, "start_s"));
+		table_cellf(t, "%s", fmt_thousands(jget_u64(v, "iops"), b));
+		table_cellf(t, "%.0f", jget_double(v, "p50_us"));
+		table_cellf(t, "%.0f", jget_double(v, "p99_9_us"));
+	}
+	table_print(ctx, t);
+	if (d)
+		out_line(ctx, "drift, first interval to last: IOPS %.2fx, p99.9 %.2fx (%s)", jget_double(d, "iops_ratio"),
+			 jget_double(d, "p99_9_ratio"), jget_str(d, "status"));
+	if (jget_str(temp, "reason"))
+		out_line(ctx, "temperature: %s before, %s after (%s)", temp_text(temp, "before_c", t1),
+			 temp_text(temp, "after_c", t2), jget_str(temp, "reason"));
+	else
+		out_line(ctx, "temperature (SMART, %s): %s before, %s after", jget_str(temp, "controller"),
+			 temp_text(temp, "before_c", t1), temp_text(temp, "after_c", t2));
+	if (runs && json_object_array_length(runs)) {
+		out_line(ctx, "%s", "");
+		out_heading(ctx, "after the sustained load");
+		render_runs(ctx, runs, false);
+	}
+}
+
 void step_accept_render(const struct ctx *ctx, json_object *rec)
 {
 	json_object *t = jget(rec, "target"), *runs = jget(rec, "runs"), *sweep = jget(rec, "sweep");
@@ -394,6 +446,8 @@ void step_accept_render(const struct ctx *ctx, json_object *rec)
 		render_runs(ctx, sweep, true);
 		render_chart(ctx, sweep);
 	}
+	if (jget_object(rec, "sustain"))
+		render_sustain(ctx, jget(rec, "sustain"));
 	out_line(ctx, "%s", "");
 	out_checks(ctx, rec);
 	status_parse(jget_str(rec, "verdict"), &st);
