@@ -833,7 +833,7 @@ static void judge_prediction(struct accept *a)
 	enum status st;
 	if (status_parse(jget_str(worst, "status"), &st))
 		st = ST_FAIL;
-	json_object *c = record_check(a->rec, "engine-prediction", st, "%s: %s", jget_str(worst_run, "name"),
+	json_object *c = record_check(a->rec, SCHEMA_CHECK_ENGINE_PREDICTION, st, "%s: %s", jget_str(worst_run, "name"),
 				      jget_str(worst, "summary"));
 	jset_str(c, "run", jget_str(worst_run, "name"));
 	json_object_object_add(c, "prediction", json_object_get(worst));

@@ -4,6 +4,8 @@
 #include "json.h"
 #include "schema.h"
 
+#include <math.h>
+
 const char *const schema_steps[SS_N] = {
 	[SS_PREFLIGHT] = "preflight", [SS_BACKUP] = "backup", [SS_PLAN] = "plan",     [SS_CLONE] = "clone",
 	[SS_RESTORE] = "restore",     [SS_VERIFY] = "verify", [SS_ACCEPT] = "accept", [SS_REPORT] = "report",
@@ -172,11 +174,42 @@ const struct schema_key schema_keys[] = {
 	{ "accept", "runs[].lat_us.max", SJ_NUM },
 	{ "accept", "runs[].lat_us.mean", SJ_NUM },
 	{ "accept", "runs[].lat_hist", SJ_OBJ },
+	/* the engine predicted from the run (src/predict.h); the same in each point of the sweep */
+	{ "accept", "runs[].engine_prediction", SJ_OBJ },
+	{ "accept", "runs[].engine_prediction.reads_per_token", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.chunk_tokens", SJ_INT },
+	{ "accept", "runs[].engine_prediction.reads_per_chunk", SJ_INT },
+	{ "accept", "runs[].engine_prediction.cold_prompt_tokens", SJ_INT },
+	{ "accept", "runs[].engine_prediction.cold_prompt_reads", SJ_INT },
+	{ "accept", "runs[].engine_prediction.chunk_bytes", SJ_INT },
+	{ "accept", "runs[].engine_prediction.chunk_s", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.worst_chunk_s", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.cold_prompt_s", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.margin", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.status", SJ_STR },
+	{ "accept", "runs[].engine_prediction.spin_limit_s", SJ_OBJ },
+	{ "accept", "runs[].engine_prediction.spin_limit_s.low", SJ_INT },
+	{ "accept", "runs[].engine_prediction.spin_limit_s.high", SJ_INT },
 	{ "accept", "sweep", SJ_ARR },
 	{ "accept", "sweep[]", SJ_OBJ },
 	{ "accept", "sweep[].name", SJ_STR },
 	{ "accept", "sweep[].working_set_bytes", SJ_INT },
 	{ "accept", "sweep[].iops", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction", SJ_OBJ },
+	{ "accept", "sweep[].engine_prediction.reads_per_token", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.chunk_tokens", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.reads_per_chunk", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.cold_prompt_tokens", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.cold_prompt_reads", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.chunk_bytes", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.chunk_s", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.worst_chunk_s", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.cold_prompt_s", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.margin", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.status", SJ_STR },
+	{ "accept", "sweep[].engine_prediction.spin_limit_s", SJ_OBJ },
+	{ "accept", "sweep[].engine_prediction.spin_limit_s.low", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.spin_limit_s.high", SJ_INT },
 	{ "accept", "gates", SJ_ARR },
 	{ "accept", "gates[]", SJ_OBJ },
 	{ "accept", "gates[].name", SJ_STR },
@@ -188,6 +221,8 @@ const struct schema_key schema_keys[] = {
 	{ "accept", "gates[].unit", SJ_STR },
 	{ "accept", "gates[].op", SJ_STR },
 	{ "accept", "engine_gates_run", SJ_BOOL },
+	/* the engine-prediction check names the run whose prediction it judged */
+	{ "accept", "checks[].run", SJ_STR },
 
 	/* report's own record: status (is the report current, its verdict), nodes */
 	{ "report", "report_verdict", SJ_STR },
@@ -473,6 +508,44 @@ void schema_accept_engine_gates(json_object *acc, bool *run, bool *failed)
 			*failed = true;
 	}
 	*run = (json_object_is_type(flag, json_type_boolean) ? json_object_get_boolean(flag) : true) && engine > 0;
+}
+
+json_object *schema_run_prediction(json_object *run)
+{
+	return jget_object(run, "engine_prediction");
+}
+
+json_object *schema_accept_prediction(json_object *acc, const char **run)
+{
+	json_object *checks = jget_array(acc, "checks");
+
+	for (size_t i = 0; i < jarray_len(checks); i++) {
+		json_object *c = jarray_at(checks, i);
+		const char *name = jget_str(c, "run");
+
+		if (!streq(jget_str(c, "id"), SCHEMA_CHECK_ENGINE_PREDICTION) || !name)
+			continue;
+		if (run)
+			*run = name;
+		return schema_run_prediction(schema_accept_run(acc, name));
+	}
+	return NULL;
+}
+
+double schema_prediction_worst_s(json_object *pred)
+{
+	json_object *v = jget(pred, "worst_chunk_s");
+	double s = v && (type_of(v) & SJ_NUM) ? json_object_get_double(v) : INFINITY;
+
+	/* NaN and negative values are no time a chunk takes: as slow as it gets, never faster */
+	return s >= 0 ? s : INFINITY;
+}
+
+const char *schema_prediction_status(json_object *pred)
+{
+	const char *st = jget_str(pred, "status");
+
+	return streq(st, "pass") || streq(st, "warn") || streq(st, "fail") ? st : NULL;
 }
 
 /* The first name that two entries of `arr` share (their `name`), or NULL. */

@@ -46,6 +46,9 @@ int schema_step_index(const char *step);
 #define SCHEMA_CHECK_FS_FIT "fs-fit"
 /* preflight's drive class check: its `source`/`target` objects hold the class (nodes, fleet) */
 #define SCHEMA_CHECK_DRIVE_CLASS "drive-class"
+/* accept's judgement of the engine predicted from its random runs: its `run` names the run whose
+ * prediction (the slowest worst chunk) it took */
+#define SCHEMA_CHECK_ENGINE_PREDICTION "engine-prediction"
 /* Is `id` one of the clone-trap checks (raw-clone, gpt-backup-header, partition-fit, fs-fit)? A
  * filesystem that cannot be shrunk closes path 2 only: the fresh install remains. */
 bool schema_clone_trap_check(const char *id);
@@ -164,6 +167,16 @@ bool schema_gate_is_engine(json_object *gate);
 /* Engine gates: run when engine gates exist and `engine_gates_run` is not false (a record that
  * says they ran and holds none has no evidence of them); failed when any of them failed. */
 void schema_accept_engine_gates(json_object *acc, bool *run, bool *failed);
+/* The engine predicted from a run or a sweep point (src/predict.h's prediction_to_json), or NULL. */
+json_object *schema_run_prediction(json_object *run);
+/* The prediction the engine-prediction check judged, and the name of its run (*run, when not
+ * NULL); NULL when the record has no such check or the run it names holds no prediction. */
+json_object *schema_accept_prediction(json_object *acc, const char **run);
+/* A prediction's worst chunk in seconds: +inf when the chunk never completes (the key null or
+ * missing: no reads completed) or the value is not a number of 0 or more. */
+double schema_prediction_worst_s(json_object *pred);
+/* Its status, "pass", "warn" or "fail"; NULL for anything else (a hostile record's word). */
+const char *schema_prediction_status(json_object *pred);
 /* Gates passed and gates with a pass/fail status. */
 void schema_accept_gate_counts(json_object *acc, size_t *passed, size_t *total);
 /* What a passing accept record lacks to be evidence, as an allocated sentence, or NULL when it has
