@@ -538,6 +538,32 @@ json_object *report_accept_of(json_object *doc)
 	return NULL;
 }
 
+static void add_prediction(json_object *list, json_object *run, uint64_t ws, bool sweep)
+{
+	json_object *p = schema_run_prediction(run), *o;
+
+	if (!p)
+		return;
+	o = json_object_new_object();
+	jset_str(o, "name", jget_str(run, "name"));
+	jset_u64(o, "working_set_bytes", ws);
+	jset_bool(o, "sweep", sweep);
+	json_object_object_add(o, "prediction", json_object_get(p));
+	json_object_array_add(list, o);
+}
+
+json_object *report_predictions(json_object *acc)
+{
+	json_object *list = json_object_new_array(), *runs = schema_accept_runs(acc), *sweep = jget_array(acc, "sweep");
+	uint64_t ws = jget_u64(jget_object(acc, "target"), "working_set_bytes");
+
+	for (size_t i = 0; i < jlen(runs); i++)
+		add_prediction(list, jarray_at(runs, i), ws, false);
+	for (size_t i = 0; i < jlen(sweep); i++)
+		add_prediction(list, jarray_at(sweep, i), jget_u64(jarray_at(sweep, i), "working_set_bytes"), true);
+	return list;
+}
+
 bool report_gate_of_run(const char *gate, const char *run)
 {
 	size_t n = strlen(run);

@@ -89,6 +89,11 @@ char *report_html(json_object *report, const struct profile *p);
 
 /* An accept record from an accept record or a report (its steps.accept); NULL when neither. */
 json_object *report_accept_of(json_object *doc);
+/* The engine predicted at each working set an accept record measured (src/predict.h): each
+ * random run's at the record's working set, then each sweep point's at its own, as an array of
+ * {name, working_set_bytes, sweep (bool), prediction}, in that order; the ones without a prediction
+ * left out. The caller puts it. */
+json_object *report_predictions(json_object *acc);
 /* A JSON value for a table cell: strings as they are, doubles with one decimal (integral ones
  * without), others as JSON; NULL as "-". Caller frees. */
 char *report_value_text(json_object *v);

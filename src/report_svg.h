@@ -14,5 +14,8 @@ void report_chart_pctl(FILE *f, json_object *runs, json_object *gates, json_obje
 void report_chart_persec(FILE *f, json_object *runs, json_object *gates, json_object *ref_runs);
 /* The --sweep: IOPS (left axis) and p50 (right axis) against the working set. */
 void report_chart_sweep(FILE *f, json_object *sweep, json_object *ref_sweep);
+/* The predicted chunk time per working set (report_predictions' list: the sweep's points as a
+ * line, each run at its working set as a point) with the spin limit drawn as a band. */
+void report_chart_prediction(FILE *f, json_object *preds);
 /* Both nodes' IOPS per run as bars, reference (A) and this node (B), with B/A over each pair. */
 void report_chart_compare(FILE *f, json_object *runs, json_object *ref_runs);

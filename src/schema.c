@@ -532,9 +532,9 @@ json_object *schema_accept_prediction(json_object *acc, const char **run)
 	return NULL;
 }
 
-double schema_prediction_worst_s(json_object *pred)
+double schema_prediction_s(json_object *pred, const char *key)
 {
-	json_object *v = jget(pred, "worst_chunk_s");
+	json_object *v = jget(pred, key);
 	double s = v && (type_of(v) & SJ_NUM) ? json_object_get_double(v) : INFINITY;
 
 	/* NaN and negative values are no time a chunk takes: as slow as it gets, never faster */

@@ -172,9 +172,9 @@ json_object *schema_run_prediction(json_object *run);
 /* The prediction the engine-prediction check judged, and the name of its run (*run, when not
  * NULL); NULL when the record has no such check or the run it names holds no prediction. */
 json_object *schema_accept_prediction(json_object *acc, const char **run);
-/* A prediction's worst chunk in seconds: +inf when the chunk never completes (the key null or
- * missing: no reads completed) or the value is not a number of 0 or more. */
-double schema_prediction_worst_s(json_object *pred);
+/* A prediction's time in seconds, KEY one of worst_chunk_s, chunk_s, cold_prompt_s: +inf when it
+ * never ends (the key null or missing: no read completed) or the value is not a number of 0 or more. */
+double schema_prediction_s(json_object *pred, const char *key);
 /* Its status, "pass", "warn" or "fail"; NULL for anything else (a hostile record's word). */
 const char *schema_prediction_status(json_object *pred);
 /* Gates passed and gates with a pass/fail status. */

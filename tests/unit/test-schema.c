@@ -216,15 +216,16 @@ static void accessors(void)
 
 		CHECK_STR(prun, "rand16");
 		CHECK(p && p == schema_run_prediction(schema_accept_run(a4, "rand16")));
-		CHECK(fabs(schema_prediction_worst_s(p) - 13.126) < 1e-9);
+		CHECK(fabs(schema_prediction_s(p, "worst_chunk_s") - 13.126) < 1e-9);
+		CHECK(fabs(schema_prediction_s(p, "cold_prompt_s") - 503.101) < 1e-9);
 		CHECK_STR(schema_prediction_status(p), "fail");
 		CHECK(schema_run_prediction(schema_accept_run(a4, "seq")) == NULL);
 		/* hostile: a null time is a chunk that never completes, a negative one too; an unknown word
 		 * is no status */
 		json_object_object_add(p, "worst_chunk_s", NULL);
-		CHECK(isinf(schema_prediction_worst_s(p)));
+		CHECK(isinf(schema_prediction_s(p, "worst_chunk_s")));
 		json_object_object_add(p, "worst_chunk_s", json_object_new_double(-1));
-		CHECK(isinf(schema_prediction_worst_s(p)));
+		CHECK(isinf(schema_prediction_s(p, "worst_chunk_s")));
 		jset_str(p, "status", "pass\x1b[2J");
 		CHECK(schema_prediction_status(p) == NULL);
 		CHECK(schema_accept_prediction(pre, NULL) == NULL);
