@@ -92,6 +92,26 @@ static void ratio(json_object *o, const char *key, json_object *ref, const char 
 		json_object_object_add(o, key, NULL);
 }
 
+/* The engine predicted from the node's accept (the run its engine-prediction check judged): the
+ * worst chunk in seconds (null: it never completes), the margin and the status; null when the
+ * record has no prediction. */
+static json_object *prediction_view(json_object *acc)
+{
+	const char *run = NULL;
+	json_object *p = schema_accept_prediction(acc, &run), *o;
+	double v;
+
+	if (!p)
+		return NULL;
+	o = json_object_new_object();
+	jset_str(o, "run", run);
+	jset_double(o, "worst_chunk_s", schema_prediction_s(p, "worst_chunk_s"));
+	if (jnum(p, "margin", &v))
+		jset_double(o, "margin", v);
+	jset_str(o, "status", schema_prediction_status(p));
+	return o;
+}
+
 static json_object *accept_view(const struct node *n, const struct node *ref, json_object *names)
 {
 	json_object *o = json_object_new_object(), *runs = json_object_new_array(), *failed = json_object_new_array();
@@ -134,6 +154,7 @@ static json_object *accept_view(const struct node *n, const struct node *ref, js
 		else
 			json_object_array_add(failed, json_object_new_string(schema_gate_name(g) ?: "?"));
 	}
+	json_object_object_add(o, "prediction", prediction_view(n->accept));
 	schema_accept_engine_gates(n->accept, &run, &efailed);
 	{
 		json_object *go = json_object_new_object();
@@ -320,11 +341,24 @@ static void cell_bytes_delta(struct table *t, json_object *v)
 		table_cellf(t, "%+.1f GB", json_object_get_double(v) / 1e9);
 }
 
+/* "13.1 s fail (rand16)": the worst chunk, its status and the run */
+static void cell_prediction(struct table *t, json_object *p)
+{
+	double v;
+
+	if (!p)
+		table_cellf(t, "-");
+	else if (jnum(p, "worst_chunk_s", &v))
+		table_cellf(t, "%.*f s %s (%s)", v < 10 ? 2 : 1, v, jget_str(p, "status") ?: "?", jget_str(p, "run") ?: "?");
+	else
+		table_cellf(t, "never %s (%s)", jget_str(p, "status") ?: "?", jget_str(p, "run") ?: "?");
+}
+
 void step_fleet_render(const struct ctx *ctx, json_object *record)
 {
 	json_object *nodes = jget_array(record, "nodes"), *names = jget_array(record, "runs"), *ref = jget_object(record, "reference");
 	size_t nruns = names ? json_object_array_length(names) : 0;
-	_cleanup_table_ struct table *t = table_new(7), *a = table_new((unsigned)(3 + nruns));
+	_cleanup_table_ struct table *t = table_new(7), *a = table_new((unsigned)(4 + nruns));
 
 	out_heading(ctx, "Drives");
 	table_header(t, "host", "drive", "class", "HMB", "target", "delta", "path");
@@ -352,14 +386,15 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 
 	out_heading(ctx, "Accept against %s (node/reference: above 1 is faster)", jget_str(ref, "host") ?: "no reference");
 	{
-		const char **hdr = xcalloc(3 + nruns, sizeof(*hdr));
+		const char **hdr = xcalloc(4 + nruns, sizeof(*hdr));
 		hdr[0] = "host";
 		for (size_t k = 0; k < nruns; k++)
 			hdr[1 + k] = json_object_get_string(jarray_at(names, k));
-		hdr[1 + nruns] = "gates";
-		hdr[2 + nruns] = "status";
+		hdr[1 + nruns] = "predicted chunk";
+		hdr[2 + nruns] = "gates";
+		hdr[3 + nruns] = "status";
 		/* table_header is variadic with a fixed count; the run columns vary, so build the header as a row */
-		for (size_t k = 0; k < 3 + nruns; k++)
+		for (size_t k = 0; k < 4 + nruns; k++)
 			table_cellf(a, "%s", hdr[k]);
 		free(hdr);
 	}
@@ -394,6 +429,7 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 			else
 				table_cellf(a, "%.1f K%s", v / 1000, rt);
 		}
+		cell_prediction(a, jget_object(acc, "prediction"));
 		if (g)
 			table_cellf(a, "%" PRIu64 "/%" PRIu64 "%s", jget_u64(g, "passed"), jget_u64(g, "total"),
 				    streq(jget_str(g, "engine"), "not run") ? "" : streq(jget_str(g, "engine"), "failed") ? ", engine failed" : ", engine");

@@ -75,6 +75,9 @@ enum {
 	F_ACC_LAT_MAX,
 	F_ACC_GATE,
 	F_ACC_ENGINE,
+	F_ACC_PRED_CHUNK,
+	F_ACC_PRED_STATUS,
+	F_ACC_PRED_SPIN,
 	F_REP_VERDICT,
 	F_REP_SIGNED,
 	F_COUNT,
@@ -112,6 +115,9 @@ static const struct family family_defs[F_COUNT] = {
 	[F_ACC_LAT_MAX] = { "swaptool_accept_read_latency_max_seconds", "gauge", "Slowest read of an accept run." },
 	[F_ACC_GATE] = { "swaptool_accept_gate_passed", "gauge", "Whether an accept gate passed (1) or failed (0)." },
 	[F_ACC_ENGINE] = { "swaptool_accept_engine_gates_run", "gauge", "Whether accept ran the engine gates." },
+	[F_ACC_PRED_CHUNK] = { "swaptool_accept_predicted_chunk_seconds", "gauge", "Worst time one prefill chunk's reads take at an accept run's IOPS, predicted (+Inf: no read completed)." },
+	[F_ACC_PRED_STATUS] = { "swaptool_accept_predicted_status", "gauge", "Status of an accept run's engine prediction: 1 for its status, 0 for the others." },
+	[F_ACC_PRED_SPIN] = { "swaptool_accept_predicted_spin_limit_seconds", "gauge", "The collective's spin limit the prediction was judged against (bound low or high)." },
 	[F_REP_VERDICT] = { "swaptool_report_verdict", "gauge", "Verdict of the signed report: 1 for its verdict, 0 for the others." },
 	[F_REP_SIGNED] = { "swaptool_report_signed", "gauge", "Whether the report is signed." },
 };
@@ -307,6 +313,34 @@ static void accept_ids(const char *host, json_object *acc, struct ids *id)
 			    jget_str(d, "serial"), jget_str(d, "model") };
 }
 
+static const char *const prediction_states[] = { "pass", "warn", "fail", NULL };
+
+/* A run's engine prediction (src/predict.h): its worst chunk, +Inf when it never completes, and
+ * its status; nothing for a run without one or with a status that is none of the three. */
+static void prediction(struct family *fams, const struct ids *id, const char *run, json_object *pred)
+{
+	const char *st = schema_prediction_status(pred);
+
+	if (!st)
+		return;
+	sample(fams, F_ACC_PRED_CHUNK, NULL, id, schema_prediction_s(pred, "worst_chunk_s"), "run", run, NULL);
+	for (size_t i = 0; prediction_states[i]; i++)
+		sample(fams, F_ACC_PRED_STATUS, NULL, id, streq(prediction_states[i], st), "run", run, "status",
+		       prediction_states[i], NULL);
+}
+
+/* The spin limit the judged prediction was held against, for alerts on the chunk time. */
+static void prediction_spin(struct family *fams, const struct ids *id, json_object *pred)
+{
+	json_object *spin = jget_object(pred, "spin_limit_s");
+	int64_t low, high;
+
+	if (jint(spin, "low", &low) && jint(spin, "high", &high) && low > 0 && low <= high) {
+		sample(fams, F_ACC_PRED_SPIN, NULL, id, (double)low, "bound", "low", NULL);
+		sample(fams, F_ACC_PRED_SPIN, NULL, id, (double)high, "bound", "high", NULL);
+	}
+}
+
 static void accept(struct family *fams, const char *host, json_object *acc)
 {
 	json_object *runs = schema_accept_runs(acc), *gates = schema_accept_gates(acc), *eg = jget(acc, "engine_gates_run");
@@ -344,7 +378,9 @@ static void accept(struct family *fams, const char *host, json_object *acc)
 		}
 		if (jnum(lat, "max", &v))
 			sample(fams, F_ACC_LAT_MAX, NULL, &id, v / 1e6, "run", name, NULL);
+		prediction(fams, &id, name, schema_run_prediction(r));
 	}
+	prediction_spin(fams, &id, schema_accept_prediction(acc, NULL));
 	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
 		json_object *g = jarray_at(gates, i);
 		const char *name = schema_gate_name(g), *st = schema_gate_status(g);
