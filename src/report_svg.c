@@ -729,15 +729,16 @@ static void spin_band(FILE *f, const struct chart *c, uint64_t low, uint64_t hig
 		   "y=\"%.1f\" font-size=\"11\" fill=\"#b00\">spin limit %" PRIu64 "-%" PRIu64 " s: a chunk past "
 		   "%" PRIu64 " s times the collective out</text></g>\n",
 		low, high, c->L, top, c->W - c->L - c->R, bottom - top, c->L, bottom, c->W - c->R, bottom, c->L + 4,
-		bottom - 4, low, high, low);
+		top + 13, low, high, low);
 }
 
 /* The predicted chunk time per working set (src/predict.h): the sweep's points as a line, each
- * random run at its working set as a point with its words, the spin limit as a band. The chunk of
+ * random run at its working set as a point, its time in the legend (the runs share one working
+ * set, so words beside the points would cover each other), the spin limit as a band. The chunk of
  * a run in which no read completed is drawn at the top and called "never". */
 void report_chart_prediction(FILE *f, json_object *preds)
 {
-	struct chart c = { .W = 640, .H = 340, .L = 64, .R = 20, .T = 16, .B = 46,
+	struct chart c = { .W = 640, .H = 340, .L = 64, .R = 40, .T = 16, .B = 46,
 			   .x = { .log = true, .unit = U_BYTES, .title = "working set (log scale)" },
 			   .y = { .unit = U_S, .title = "predicted worst chunk" } };
 	json_object *spin = jget_object(jget(jarray_at(preds, 0), "prediction"), "spin_limit_s");
@@ -773,28 +774,25 @@ void report_chart_prediction(FILE *f, json_object *preds)
 		double s = schema_prediction_s(p, "worst_chunk_s");
 		double x = X(&c, fmax((double)jget_u64(e, "working_set_bytes"), c.x.lo)), y = Y(&c, fmin(s, c.y.hi));
 		const char *col = jget_bool(e, "sweep") ? chart_colors[0] : chart_colors[1 + k++ % (ARRAY_SIZE(chart_colors) - 1)];
+		const char *st = schema_prediction_status(p) ?: "?";
 		char t[32];
 
-		fmt_secs(s, t);
-		fprintf(f, "<circle class=\"prediction\" data-run=\"");
+		fputs("<circle class=\"prediction\" data-run=\"", f);
 		html_esc(f, jget_str(e, "name") ?: "?");
 		fprintf(f, "\" data-working-set=\"%" PRIu64 "\" data-worst-chunk-s=\"", jget_u64(e, "working_set_bytes"));
 		if (isfinite(s))
 			fprintf(f, "%.3f", s);
 		else
 			fputs("inf", f);
-		fprintf(f, "\" data-status=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>", schema_prediction_status(p) ?: "?",
-			x, y, col);
-		if (jget_bool(e, "sweep")) {
-			fputc('\n', f);
-			continue;
+		fprintf(f, "\" data-status=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"/>\n", st, x, y,
+			jget_bool(e, "sweep") ? "3" : "4.5", col);
+		if (!jget_bool(e, "sweep")) {
+			_cleanup_free_ char *w = NULL;
+
+			fmt_secs(s, t);
+			w = xasprintf("%s: %s %s", jget_str(e, "name") ?: "?", t, st);
+			key(l.f, col, false, w);
 		}
-		/* a run's words beside its point, and in the legend */
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\" text-anchor=\"end\">", x - 6,
-			y - 6 - 12.0 * (double)(k - 1), col);
-		html_esc(f, jget_str(e, "name") ?: "?");
-		fprintf(f, " %s</text>\n", t);
-		key(l.f, col, false, jget_str(e, "name") ?: "?");
 	}
 	chart_close_legend(f, &l, "; the shaded band: the collective's spin limit (a chunk inside its low end by 2x or "
 			   "more passes)");
