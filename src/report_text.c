@@ -123,9 +123,10 @@ static void text_prediction(FILE *f, json_object *acc)
 	fprintf(f, "  cold prompt: the %s-token prompt of the cold boot (%s reads); margin: the spin limit's low end "
 		"over the worst chunk (fail past it, warn under 2x)\n",
 		u64s(p0, "cold_prompt_tokens", a), u64s(p0, "cold_prompt_reads", b));
-	if (judged)
-		fprintf(f, "  engine-prediction: %s on %s, worst chunk %s\n", schema_prediction_status(judged) ?: "?", run,
-			(fmt_secs(schema_prediction_s(judged, "worst_chunk_s"), a), a));
+	if (!judged)
+		return;
+	fmt_secs(schema_prediction_s(judged, "worst_chunk_s"), a);
+	fprintf(f, "  engine-prediction: %s on %s, worst chunk %s\n", schema_prediction_status(judged) ?: "?", run, a);
 }
 
 /* This node (B) against the reference node (A) from report --reference: per run, B/A ratios. */
