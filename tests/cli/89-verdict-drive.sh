@@ -66,6 +66,20 @@ run 0 "$SWAPTOOL" --json verify-report "$R"
 jeq '[.checks[] | select(.id == "verdict")][0].status' pass
 ok "the same drive by serial: accepted, verify-report agrees"
 
+# plan names the serial preflight established (here from the source's nvme-cli dumps), the
+# report the dumps instead of "NVMe controller: unknown"
+"$MKDISK" incident "$TMP/src.img" >/dev/null
+run 4 "$SWAPTOOL" --state "$TMP/plan" --json preflight "$TMP/src.img" --target 2000398934016 --from-dumps "$SRCDIR/fixtures/nvme/xg7000"
+SN=$(jq -r .source.serial "$TMP/plan/preflight.json")
+[ -n "$SN" ] && [ "$SN" != null ] || fail "preflight found no serial in the dumps"
+run 0 "$SWAPTOOL" --state "$TMP/plan" --json plan "$TMP/src.img" --target 2000398934016
+jeq '.plan.source.serial' "$SN"
+jeq '.plan.paths.fs_clone.actions[0].title | contains("serial '"$SN"')")' true
+run 0 "$SWAPTOOL" --state "$TMP/plan" --json report --no-sign --out "$TMP/plan/out"
+[ "$(jq -r .drives.old.controller "$TMP/plan/out/report.json")" = "not named: judged from nvme-cli dumps in $SRCDIR/fixtures/nvme/xg7000" ] ||
+	fail "the old drive's controller: $(jq -r .drives.old.controller "$TMP/plan/out/report.json")"
+ok "plan and report use what preflight established: the dumps' serial, the dumps named"
+
 # ---- real runs: preflight --target one loop device, accept another, then the target itself ----
 need_loop
 cat >"$TMP/p.ini" <<'INI'
@@ -76,8 +90,17 @@ seq_bytes = 4MiB
 [run rand16]
 duration = 1
 min_iops = 1
+max_p50_us = 10000000
+[run rand64]
+duration = 1
+min_iops = 1
+max_p99_9_us = 100000000
+[run seq]
+min_mb_s = 1
+[workload]
+spin_limit_low = 86400
+spin_limit_high = 86400
 INI
-"$MKDISK" incident "$TMP/src.img" >/dev/null
 truncate -s 2000398934016 "$TMP/t.img"
 truncate -s 64MiB "$TMP/o.img"
 attach "$TMP/t.img"
