@@ -125,6 +125,16 @@ static void html_drives(FILE *f, json_object *rep)
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	/* whether accept measured the drive preflight planned for (report_target_match) */
+	if (jget(d, "match")) {
+		const char *res = jget_str(jget(d, "match"), "result") ?: "unknown";
+
+		fprintf(f, "<p class=\"target-match\"><span class=\"st %s\">", streq(res, "same") ? "st-pass" : "st-warn");
+		html_esc(f, streq(res, "same") ? "SAME DRIVE" : streq(res, "different") ? "ANOTHER DRIVE" : "NOT SHOWN SAME");
+		fputs("</span> target drive: ", f);
+		html_esc(f, jget_str(jget(d, "match"), "why") ?: "");
+		fputs("</p>\n", f);
+	}
 	if (owned)
 		json_object_put(d);
 }

@@ -191,6 +191,10 @@ static void text_drives(FILE *f, json_object *rep)
 	}
 	fprintf(f, "\nDrives (old -> new)\n");
 	table_fprint(f, t, false);
+	/* whether accept measured the drive preflight planned for (report_target_match) */
+	if (jget(d, "match"))
+		fprintf(f, "  target drive: %s: %s\n", jget_str(jget(d, "match"), "result") ?: "?",
+			jget_str(jget(d, "match"), "why") ?: "");
 	if (owned)
 		json_object_put(d);
 }

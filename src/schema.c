@@ -47,6 +47,7 @@ const struct schema_key schema_keys[] = {
 	{ "preflight", "source.model", SJ_STR },
 	{ "preflight", "source.firmware", SJ_STR },
 	{ "preflight", "source.serial", SJ_STR },
+	{ "preflight", "source.transport", SJ_STR },
 	{ "preflight", "source.partition_table", SJ_OBJ },
 	{ "preflight", "source.partition_table.backup_header_lba", SJ_INT },
 	{ "preflight", "target", SJ_OBJ },
@@ -55,6 +56,10 @@ const struct schema_key schema_keys[] = {
 	{ "preflight", "target.size_bytes", SJ_INT },
 	{ "preflight", "target.lba_size", SJ_INT },
 	{ "preflight", "target.lba_count", SJ_INT },
+	{ "preflight", "target.disk", SJ_STR },
+	{ "preflight", "target.model", SJ_STR },
+	{ "preflight", "target.serial", SJ_STR },
+	{ "preflight", "target.transport", SJ_STR },
 	{ "preflight", "delta_bytes", SJ_INT },
 	{ "preflight", "paths", SJ_OBJ },
 	{ "preflight", "paths.recommended", SJ_STR },
@@ -69,6 +74,7 @@ const struct schema_key schema_keys[] = {
 	{ "preflight", "source_identity", SJ_OBJ },
 	{ "preflight", "source_identity.nvme", SJ_BOOL },
 	{ "preflight", "source_identity.from", SJ_STR },
+	{ "preflight", "source_identity.origin", SJ_STR },
 	{ "preflight", "source_identity.controller", SJ_STR },
 	{ "preflight", "source_identity.model", SJ_STR },
 	{ "preflight", "source_identity.serial", SJ_STR },
@@ -152,6 +158,8 @@ const struct schema_key schema_keys[] = {
 	{ "accept", "drive", SJ_OBJ },
 	{ "accept", "drive.disk", SJ_STR },
 	{ "accept", "drive.under", SJ_STR },
+	{ "accept", "drive.device", SJ_STR },
+	{ "accept", "drive.transport", SJ_STR },
 	{ "accept", "drive.controller", SJ_STR },
 	{ "accept", "drive.model", SJ_STR },
 	{ "accept", "drive.serial", SJ_STR },
@@ -375,6 +383,27 @@ json_object *schema_preflight_identity(json_object *pre, bool target)
 	return jget_object(pre, target ? "target_identity" : "source_identity");
 }
 
+bool schema_preflight_target_drive(json_object *pre, struct schema_drive *d)
+{
+	json_object *t = jget_object(pre, "target"), *id = schema_preflight_identity(pre, true);
+	bool read = jget_bool(id, "nvme");
+
+	*d = (struct schema_drive){ 0 };
+	if (!t)
+		return false;
+	d->device = jget_str(t, "path");
+	d->disk = jget_str(t, "disk");
+	d->transport = jget_str(t, "transport");
+	d->size_bytes = jget_u64(t, "size_bytes");
+	d->model = (read ? jget_str(id, "model") : NULL) ?: jget_str(t, "model");
+	d->serial = (read ? jget_str(id, "serial") : NULL) ?: jget_str(t, "serial");
+	if (!d->model && streq(jget_str(id, "from"), "model")) {
+		d->model = jget_str(id, "model");
+		d->model_typed = d->model != NULL;
+	}
+	return true;
+}
+
 json_object *schema_preflight_path(json_object *pre, const char *path)
 {
 	return jget_object(jget_object(pre, "paths"), path);
@@ -439,6 +468,22 @@ const char *schema_plan_fingerprint_shrunk(json_object *plan)
 json_object *schema_accept_drive(json_object *acc)
 {
 	return jget_object(acc, "drive");
+}
+
+bool schema_accept_drive_of(json_object *acc, struct schema_drive *d)
+{
+	json_object *o = schema_accept_drive(acc);
+
+	*d = (struct schema_drive){ 0 };
+	if (!o)
+		return false;
+	d->disk = jget_str(o, "disk");
+	d->device = jget_str(o, "device");
+	d->transport = jget_str(o, "transport");
+	d->model = jget_str(o, "model");
+	d->serial = jget_str(o, "serial");
+	d->size_bytes = jget_u64(o, "size_bytes");
+	return true;
 }
 
 const char *schema_accept_target_path(json_object *acc)

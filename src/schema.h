@@ -127,6 +127,19 @@ uint64_t schema_preflight_target_bytes(json_object *pre);
  * nvme, from, controller, model, serial, firmware, class {name, verdict, reason}, hmb_mb, smart,
  * error_log {entries}, namespaces [{judged, size_bytes, lba_size}]; NULL when not an object. */
 json_object *schema_preflight_identity(json_object *pre, bool target);
+/* A drive as a step's record names it; NULL / 0 where the record does not know. */
+struct schema_drive {
+	const char *device;    /* the path: "/dev/nvme1n1" */
+	const char *disk;      /* the kernel's name: "nvme1n1" */
+	const char *transport; /* "nvme", "usb", "loop", ... (src/disk.h, disk_transport) */
+	const char *model, *serial;
+	uint64_t size_bytes;
+	bool model_typed;      /* the model is preflight's --target-model, typed by hand */
+};
+/* The target preflight planned for: target {path, disk, transport, model, serial, size_bytes}, the
+ * model and serial of target_identity where preflight read the drive's NVMe identity, and the
+ * --target-model when nothing was read. false when the record has no target. */
+bool schema_preflight_target_drive(json_object *pre, struct schema_drive *d);
 /* paths.PATH (SCHEMA_PATH_*): possible, and for the fresh install refetchable_bytes and
  * irreplaceable_bytes; NULL when the record lacks it. */
 json_object *schema_preflight_path(json_object *pre, const char *path);
@@ -152,8 +165,11 @@ const char *schema_plan_fingerprint(json_object *plan);
 const char *schema_plan_fingerprint_shrunk(json_object *plan);
 
 /* accept */
-/* The drive under what accept read: disk, under, controller, model, serial, firmware, size_bytes. */
+/* The drive under what accept read: disk (the kernel's name), device (/dev/DISK), under (the path
+ * it read), transport, controller, model, serial, firmware, size_bytes. */
 json_object *schema_accept_drive(json_object *acc);
+/* The same as a struct; false when the record has no `drive`. */
+bool schema_accept_drive_of(json_object *acc, struct schema_drive *d);
 const char *schema_accept_target_path(json_object *acc);
 json_object *schema_accept_runs(json_object *acc);          /* an array, or NULL */
 json_object *schema_accept_run(json_object *acc, const char *name);

@@ -78,7 +78,8 @@ done
 for f in power_on_hours media_errors hmb_mb error_log_entries; do
 	[ "$(q ".drives.new.$f")" = null ] || fail "new drive $f claims a value nothing measured"
 done
-grep -q 'Corsair MP600 Mini 2TB' "$H" && [ "$(q .drives.new.model)" != "Corsair MP600 Mini 2TB" ] &&
+# (the verdict's why and the target line name it as what preflight planned for, not as the new drive)
+grep -q 'data-side="new">Corsair MP600 Mini 2TB' "$H" && [ "$(q .drives.new.model)" != "Corsair MP600 Mini 2TB" ] &&
 	fail "report.html shows preflight's --target-model as the new drive"
 grep -q '^  power-on hours      96 ' "$T" || fail "report.txt lacks the old drive's power-on hours"
 ok "drives side by side from preflight's and accept's records"

@@ -92,6 +92,12 @@ static json_object *preflight(void)
 	jset_u64(tgt, "lba_size", 512);
 	jset_u64(tgt, "lba_count", 3907029168);
 	jset_u64(tgt, "last_usable_lba", 3907029134);
+	/* the new drive not attached yet: named by --target-model, which accept's drive matches with
+	 * the size (report_target_match) */
+	c = obj(r.root, "target_identity");
+	jset_bool(c, "nvme", false);
+	jset_str(c, "from", "model");
+	jset_str(c, "model", "Corsair MP600 MINI");
 	jset_i64(r.root, "delta_bytes", -48009314304);
 	paths = obj(r.root, "paths");
 	jset_bool(obj(paths, SCHEMA_PATH_RAW_CLONE), "possible", false);
@@ -323,6 +329,17 @@ static json_object *accept_pass(void)
 	begin(&r, "accept", "dgx4", "2026-11-05T10:00:00Z");
 	record_check(&r, "rand16-iops", ST_PASS, "rand16: 118.2 K IOPS >= 60 K");
 	accept_target(r.root, 2000398934016, 947586117632);
+	/* the drive accept measured after the swap: preflight's target by size and model */
+	a = obj(r.root, "drive");
+	jset_str(a, "under", "/dev/nvme0n1");
+	jset_str(a, "disk", "nvme0n1");
+	jset_str(a, "device", "/dev/nvme0n1");
+	jset_str(a, "transport", "nvme");
+	jset_str(a, "controller", "nvme0");
+	jset_str(a, "kind", "nvme");
+	jset_str(a, "model", "Corsair MP600 MINI");
+	jset_str(a, "serial", "A5KQB4390K3KGP");
+	jset_u64(a, "size_bytes", 2000398934016);
 	a = arr(r.root, "runs");
 	for (size_t i = 0; i < ARRAY_SIZE(runs); i++)
 		add_run(a, &runs[i]);
@@ -391,7 +408,7 @@ static json_object *report(void)
 	begin(&r, "report", "dgx4", "2026-11-05T12:00:00Z");
 	record_check(&r, "signature", ST_SKIP, "not signed (--no-sign)");
 	jset_str(r.root, "report_verdict", "accepted");
-	jset_str(r.root, "why", "preflight, backup, verify and accept (with the engine gates) passed");
+	jset_str(r.root, "why", "preflight, backup, verify and accept (with the engine gates) of the target drive passed");
 	json_object_object_add(r.root, "signer", NULL);
 	return end(&r, "2026-11-05T12:00:01Z");
 }
