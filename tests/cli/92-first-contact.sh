@@ -49,3 +49,25 @@ jeq .verdict warn
 jeq '[.checks[] | select(.status == "warn") | .id] | join(",")' ignored-input
 jeq '.inputs[0].step' backup
 ok "metrics: records that hold no metrics are named (exit 2 alone, a warning beside others)"
+
+# the demo's closing words (scripts/demo --summary, what the demo ends with): the verdicts the records
+# hold, that the FAIL and the rejected report are the expected ones and why, the report's absolute
+# path and what to do next
+demo=$TMP/demo
+write_records "$demo/state"
+dgx4_accept "$demo/state/accept.json"
+run 1 "$SWAPTOOL" --state "$demo/state" report --key "$TMP/key" --out "$demo/report"
+[ "$(jq -r .verdict "$demo/report/report.json")" = rejected ] || fail "the fixture's report is not rejected"
+run 0 "$SRCDIR/scripts/demo" --summary "$demo"
+grepq -E '^  accept +FAIL +expected FAIL: the gates are for a healthy-class NVMe' <<<"$OUT" || fail "accept's line: $OUT"
+grepq -E '^  report +rejected +expected rejected' <<<"$OUT" || fail "report's line: $OUT"
+grepq -E '^  preflight +TRAP +expected TRAP' <<<"$OUT" || fail "preflight's line: $OUT"
+contains "are the demo working"
+grepq -xF "report:  $demo/report/report.html (open it in a browser; report.txt beside it for a terminal)" <<<"$OUT" ||
+	fail "no absolute report.html path: $OUT"
+[ -s "$demo/report/report.html" ] || fail "the path it names is no report"
+contains "next:    on a real node"
+# a relative directory is named absolute too
+(cd "$TMP" && run 0 "$SRCDIR/scripts/demo" --summary demo && contains "report:  $demo/report/report.html") ||
+	fail "a relative demo directory is not named absolute"
+ok "the demo ends saying which verdicts are expected and why, where the report is and what is next"
