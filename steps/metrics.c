@@ -405,6 +405,36 @@ static void report(struct family *fams, const struct node *n)
 	sample(fams, F_REP_SIGNED, NULL, &id, n->report_signed, NULL);
 }
 
+/* The inputs of steps that hold no metrics (plan, backup, ...) each get a warning, shown on stderr:
+ * they used to add nothing without a word, and a file of them alone wrote 0 bytes with exit 0. When
+ * no input holds metrics, exit 2 and nothing is written, so an --out that node_exporter scrapes keeps
+ * its last figures. 0, or the exit code. */
+static int inputs_without_metrics(struct ctx *ctx, struct record *rec, const struct node_set *set)
+{
+	const char *first = NULL, *first_step = NULL;
+	size_t n = 0, ninputs = json_object_array_length(set->inputs);
+
+	for (size_t i = 0; i < ninputs; i++) {
+		json_object *in = jarray_at(set->inputs, i);
+
+		if (!streq(jget_str(in, "kind"), "ignored"))
+			continue;
+		if (!n++)
+			first = jget_str(in, "file"), first_step = jget_str(in, "step");
+		record_check(rec, "ignored-input", ST_WARN, "'%s' is a %s record, which holds no metrics (preflight "
+			     "and accept records and reports do); it is left out", jget_str(in, "file"),
+			     jget_str(in, "step"));
+	}
+	if (n < ninputs)
+		return 0;
+	if (n > 1)
+		return ctx_error(ctx, EXIT_USAGE, "none of the %zu inputs holds metrics ('%s' is a %s record); give "
+				 "preflight or accept records or reports (STATE/preflight.json, STATE/accept.json, "
+				 "report.json)", n, first, first_step);
+	return ctx_error(ctx, EXIT_USAGE, "'%s' is a %s record, which holds no metrics; give preflight or accept "
+			 "records or reports (STATE/preflight.json, STATE/accept.json, report.json)", first, first_step);
+}
+
 int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	struct family fams[F_COUNT];
@@ -433,6 +463,11 @@ int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		}
 	}
 
+	r = inputs_without_metrics(ctx, rec, &set);
+	if (r) {
+		nodes_free(&set);
+		return r;
+	}
 	memcpy(fams, family_defs, sizeof(fams));
 	for (size_t i = 0; i < set.nnodes; i++) {
 		const struct node *n = &set.nodes[i];
@@ -480,6 +515,11 @@ int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 void step_metrics_render(const struct ctx *ctx, json_object *record)
 {
+	json_object *checks = jget_array(record, "checks");
+
+	for (size_t i = 0; i < json_object_array_length(checks); i++)
+		if (streq(jget_str(jarray_at(checks, i), "status"), "warn"))
+			out_warning(ctx, "%s", jget_str(jarray_at(checks, i), "summary"));
 	if (jget_str(record, "out"))
 		out_line(ctx, "wrote %" PRIu64 " samples for %" PRIu64 " nodes to %s", jget_u64(record, "samples"),
 			 jget_u64(record, "nodes"), jget_str(record, "out"));

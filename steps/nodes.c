@@ -168,7 +168,9 @@ int nodes_add_file(struct ctx *ctx, struct node_set *set, const char *path)
 			n->report_signed = jget_object(doc, "signer") != NULL;
 		}
 	} else {
+		/* with its step, so that metrics can say which record holds no metrics */
 		add_input(set, path, "ignored", host);
+		jset_str(jarray_at(set->inputs, json_object_array_length(set->inputs) - 1), "step", step);
 		return 0;
 	}
 	add_input(set, path, step, host);

@@ -21,7 +21,7 @@ struct node_set {
 	size_t ndocs;
 	struct node *nodes; /* in the order their hosts first appear in the inputs */
 	size_t nnodes;
-	json_object *inputs; /* [{file, kind, host}] for the output record, owned */
+	json_object *inputs; /* [{file, kind, host}, step too when kind is ignored] for the output record, owned */
 };
 
 /* Read one input into the set: a swaptool/1 record (preflight and accept are used, report for its
