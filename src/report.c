@@ -253,8 +253,9 @@ enum report_verdict report_verdict(json_object *steps, json_object *missing, cha
 			absent = n;
 		}
 		/* a pass of another drive says nothing about the new one: the evidence for it is missing */
+		_cleanup_free_ char *mw = NULL;
 		if (streq(step, "accept") && rec && st != ST_FAIL && jget(steps, "preflight") &&
-		    report_target_match(jget(steps, "preflight"), rec, &w) != RDM_SAME) {
+		    report_target_match(jget(steps, "preflight"), rec, &mw) != RDM_SAME) {
 			const char *what = "accept of the target drive";
 			if (missing)
 				json_object_array_add(missing, json_object_new_string(what));
@@ -262,7 +263,7 @@ enum report_verdict report_verdict(json_object *steps, json_object *missing, cha
 			free(absent);
 			absent = n;
 			free(drive_why);
-			drive_why = TAKE_PTR(w);
+			drive_why = TAKE_PTR(mw);
 		}
 		if (streq(step, "accept") && rec && st != ST_FAIL) {
 			bool run, efailed;
