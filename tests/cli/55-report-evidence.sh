@@ -18,20 +18,7 @@ fi
 F=$D/shard
 head -c 32M /dev/urandom >"$F"
 sync "$F"
-cat >"$TMP/p.ini" <<'INI'
-[run rand16]
-min_iops = 1
-max_p50_us = 100000000
-[run rand64]
-min_iops = 1
-max_p99_9_us = 100000000
-[run seq]
-min_mb_s = 1
-# the engine predicted from these figures passes too (a loaded test disk is slow)
-[workload]
-spin_limit_low = 86400
-spin_limit_high = 86400
-INI
+lenient_profile "$TMP/p.ini"
 P=(--profile "$TMP/p.ini")
 
 # the old drive: the incident's KingSpec through its NVMe dumps; the new one named by hand only

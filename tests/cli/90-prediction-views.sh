@@ -123,20 +123,7 @@ need_odirect "$D"
 need_io_uring
 head -c 32M /dev/urandom >"$D/shard"
 sync "$D/shard"
-# gates every drive passes, and a spin limit no loaded test disk misses
-cat >"$TMP/lenient.ini" <<'INI'
-[run rand16]
-min_iops = 1
-max_p50_us = 100000000
-[run rand64]
-min_iops = 1
-max_p99_9_us = 100000000
-[run seq]
-min_mb_s = 1
-[workload]
-spin_limit_low = 86400
-spin_limit_high = 86400
-INI
+lenient_profile "$TMP/lenient.ini"
 run 0 "$SWAPTOOL" --json --state "$STATE" --profile "$TMP/lenient.ini" accept "$D/shard" --working-set 8M \
 	--sweep 4M,16M --duration 1 --ramp 0 --seq-bytes 8M --force --seed 7
 jeq '[.sweep[] | .engine_prediction.reads_per_chunk] | join(",")' 169319,169319
