@@ -6,6 +6,7 @@
 #include "trust.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <locale.h>
 #include <signal.h>
 
@@ -265,6 +266,25 @@ static int swaptool_main(int argc, char **argv);
 static struct ctx ctx;
 static char *profile_owned; /* ctx.profile_path once profile_locate chose it */
 
+/* A mistyped --state would show every step "not run" (status) or sign an empty report (report, whose
+ * lock would make the directory): say what is wrong instead, as lsblk and nvme-cli do for a path
+ * that does not exist. The default directory that no step has made yet is a fresh node: nothing has
+ * run. 0, or the exit code after the error is shown. */
+static int check_state_given(const struct step *s)
+{
+	struct stat st;
+	_cleanup_free_ char *msg = NULL;
+
+	if (!(s->flags & STEP_READS_STATE) || !ctx.state_given ||
+	    (stat(ctx.state_dir, &st) == 0 && S_ISDIR(st.st_mode)))
+		return 0;
+	msg = xasprintf("state directory '%s' %s: no step has saved a record there; name the one the steps used "
+			"with --state", ctx.state_dir, access(ctx.state_dir, F_OK) < 0 ? "does not exist" :
+			"is not a directory");
+	out_error(&ctx, EXIT_FAILED, msg);
+	return EXIT_FAILED;
+}
+
 int main(int argc, char **argv)
 {
 	int code;
@@ -325,6 +345,21 @@ static int show_version(const struct globals *g)
 	return 0;
 }
 
+/* A name that is no step, with the step it is nearest to when there is one (a typo, as git's "did you
+ * mean"), shown. Returns the exit code, 2. */
+static int unknown_step(const char *name)
+{
+	const struct step *near = step_nearest(name);
+
+	if (near)
+		ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; did you mean '%s'? ('swaptool --help' lists the steps)",
+			  name, near->name);
+	else
+		ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", name);
+	out_error(&ctx, ctx.err_code, ctx.err_msg);
+	return EXIT_USAGE;
+}
+
 /* The step argv names into *s, with `swaptool --help`, `swaptool help [STEP]` and `STEP --help`
  * answered here. -1: run *s; else the exit code (the help shown, or an unknown step). */
 static int pick_step(const struct globals *g, int argc, char **argv, const struct step **s)
@@ -345,27 +380,14 @@ static int pick_step(const struct globals *g, int argc, char **argv, const struc
 			return 0;
 		}
 		*s = step_find(argv[2]);
-		if (!*s) {
-			_cleanup_free_ char *msg = xasprintf("unknown step '%s'; 'swaptool --help' lists the steps", argv[2]);
-			out_error(&ctx, EXIT_USAGE, msg);
-			return EXIT_USAGE;
-		}
+		if (!*s)
+			return unknown_step(argv[2]);
 		step_usage(*s);
 		return 0;
 	}
 	*s = step_find(argv[1]);
-	if (!*s) {
-		ctx.step = NULL;
-		const struct step *near = step_nearest(argv[1]);
-
-		if (near)
-			ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; did you mean '%s'? ('swaptool --help' lists the steps)",
-				  argv[1], near->name);
-		else
-			ctx_error(&ctx, EXIT_USAGE, "unknown step '%s'; 'swaptool --help' lists the steps", argv[1]);
-		out_error(&ctx, ctx.err_code, ctx.err_msg);
-		return EXIT_USAGE;
-	}
+	if (!*s)
+		return unknown_step(argv[1]);
 	ctx.step = (*s)->name;
 	if (g->help) {
 		step_usage(*s);
@@ -391,6 +413,9 @@ static int open_step(const struct step *s, struct record *rec, struct state_lock
 		return EXIT_USAGE;
 	}
 	code = check_trust(&ctx, s);
+	if (code)
+		return code;
+	code = check_state_given(s);
 	if (code)
 		return code;
 	if (record_init(rec, s->name) < 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The accept engine: target choice, the harness runs and their record, the gates, the sweep, the engine gates. */
 #include "accept.h"
+#include "disk.h"
 #include "schema.h"
 
 #include <errno.h>
@@ -293,10 +294,11 @@ static int open_target(struct accept *a)
 }
 
 /* The device accept measured, under the file or block device it read: the report takes the new
- * drive's identity from here (not from preflight's --target-model). Fields unknown are null. */
+ * drive's identity from here (not from preflight's --target-model) and compares it with the target
+ * preflight planned for. Fields unknown are null. */
 static void drive_record(struct record *rec, const struct io_target *t, const char *path)
 {
-	_cleanup_free_ char *model = NULL, *fw = NULL, *serial = NULL, *ctrl = NULL;
+	_cleanup_free_ char *model = NULL, *fw = NULL, *serial = NULL, *ctrl = NULL, *dev = NULL;
 	json_object *d;
 	uint64_t size;
 
@@ -304,9 +306,12 @@ static void drive_record(struct record *rec, const struct io_target *t, const ch
 		return;
 	io_drive_identity(t, &model, &fw, &serial);
 	io_drive_sysfs(t, &ctrl, &size);
+	dev = xasprintf("/dev/%s", t->disk);
 	d = json_object_new_object();
 	jset_str(d, "under", path);
 	jset_str(d, "disk", t->disk);
+	jset_str(d, "device", dev);
+	jset_str(d, "transport", disk_transport(t->disk));
 	jset_str(d, "controller", ctrl);
 	jset_str(d, "kind", ctrl ? "nvme" : "block");
 	jset_str(d, "model", model);
@@ -874,7 +879,7 @@ void accept_judge_harness(struct accept *a)
 	for (size_t i = 0; i < json_object_array_length(a->runs); i++)
 		if (!accept_judge_run(a, &a->plan[i], json_object_array_get_idx(a->runs, i)))
 			break;
-	judge_prediction(a, a->runs, "engine-prediction", "");
+	judge_prediction(a, a->runs, SCHEMA_CHECK_ENGINE_PREDICTION, "");
 }
 
 /* ---- the sweep ---- */

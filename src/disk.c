@@ -11,16 +11,59 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-static char *sysfs_attr(const char *dir, const char *name)
+char *disk_sysfs_text(const char *dir, const char *name)
 {
 	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
 	char *v = NULL;
+	size_t lead = 0;
+	bool clean = true;
 
-	if (read_attr(p, &v) < 0 || !*v) {
+	if (read_attr(p, &v) < 0)
+		return NULL;
+	/* SCSI INQUIRY strings are space-padded on both sides: "  S6B0NL0W123456" */
+	while (v[lead] == ' ' || v[lead] == '\t')
+		lead++;
+	memmove(v, v + lead, strlen(v + lead) + 1);
+	/* a driver or a device under test can put any bytes here: a value that is not one printable
+	 * line of at most 256 bytes names nothing reliably, so it is unknown, neither compared nor shown */
+	for (const unsigned char *c = (const unsigned char *)v; *c; c++)
+		clean = clean && *c >= 0x20 && *c != 0x7f;
+	if (!*v || !clean || strlen(v) > 256 || !utf8_valid(v)) {
 		free(v);
 		return NULL;
 	}
 	return v;
+}
+
+const char *disk_transport(const char *sysname)
+{
+	_cleanup_free_ char *link = NULL;
+	char real[PATH_MAX];
+
+	if (!sysname || !*sysname || strchr(sysname, '/') || sysname[0] == '.')
+		return NULL;
+	link = xasprintf("/sys/block/%s", sysname);
+	if (!realpath(link, real))
+		return NULL;
+	/* The device's place in sysfs names the bus chain from the root, e.g.
+	 * .../usb2/2-1/2-1:1.0/host4/target4:0:0/4:0:0:0/block/sda for a disk in a USB enclosure (a
+	 * USB-NVMe bridge too: the drive in it is reached through the bridge), .../nvme/nvme0/nvme0n1,
+	 * .../virtio1/block/vda, .../ata1/host0/.../block/sda, /sys/devices/virtual/block/loop0. */
+	if (strstr(real, "/usb"))
+		return "usb";
+	if (strstr(real, "/nvme"))
+		return "nvme";
+	if (strstr(real, "/virtio"))
+		return "virtio";
+	if (strstr(real, "/ata"))
+		return "sata";
+	if (strstr(real, "/mmc"))
+		return "mmc";
+	if (startswith(real, "/sys/devices/virtual/block/"))
+		return startswith(sysname, "loop") ? "loop" : "virtual";
+	if (strstr(real, "/host") && strstr(real, "/target"))
+		return "scsi";
+	return NULL;
 }
 
 int sysfs_block_name(unsigned long long rdev, char **name)
@@ -53,11 +96,11 @@ static void read_identity(struct disk *d, const char *sysdir)
 	_cleanup_free_ char *devdir = xasprintf("%s/device", sysdir);
 	char target[PATH_MAX];
 
-	d->model = sysfs_attr(devdir, "model");
-	d->firmware = sysfs_attr(devdir, "firmware_rev");
+	d->model = disk_sysfs_text(devdir, "model");
+	d->firmware = disk_sysfs_text(devdir, "firmware_rev");
 	if (!d->firmware)
-		d->firmware = sysfs_attr(devdir, "rev");
-	d->serial = sysfs_attr(devdir, "serial");
+		d->firmware = disk_sysfs_text(devdir, "rev");
+	d->serial = disk_sysfs_text(devdir, "serial");
 	if (realpath(devdir, target)) {
 		const char *base = strrchr(target, '/');
 
@@ -102,9 +145,9 @@ static int open_nvme_ctrl(struct disk *d, const char *ctrl, char **why)
 		return set_why(why, -errno, "cannot list the namespaces of '%s': %s", d->path, strerror(errno));
 	d->kind = DISK_NVME_CTRL;
 	d->ctrl = xstrdup(ctrl);
-	d->model = sysfs_attr(classdir, "model");
-	d->firmware = sysfs_attr(classdir, "firmware_rev");
-	d->serial = sysfs_attr(classdir, "serial");
+	d->model = disk_sysfs_text(classdir, "model");
+	d->firmware = disk_sysfs_text(classdir, "firmware_rev");
+	d->serial = disk_sysfs_text(classdir, "serial");
 	while ((e = readdir(dir))) {
 		_cleanup_free_ char *dev = NULL;
 		_cleanup_close_ int fd = -1;

@@ -38,6 +38,14 @@ int disk_open(const char *path, uint32_t image_lba_size, struct disk *d, char **
 void disk_close(struct disk *d);
 static inline void disk_closep(struct disk *d) { disk_close(d); }
 
+/* An attribute of a sysfs directory ("model", "serial") as one line without the padding around it;
+ * NULL when it is missing, empty, longer than 256 bytes, or holds a control byte or invalid UTF-8
+ * (hostile or garbled bytes name nothing). Caller frees. */
+char *disk_sysfs_text(const char *dir, const char *name);
+/* How the whole disk `sysname` ("sda", "nvme0n1") is attached, from its place in sysfs: "nvme",
+ * "usb" (an enclosure or bridge, whatever drive is inside), "sata", "scsi", "virtio", "mmc", "loop",
+ * "virtual" (device mapper, md, zram); NULL when it cannot be told. */
+const char *disk_transport(const char *sysname);
 /* sysfs name ("loop0", "nvme0n1p2") of the block device with this dev_t, or -ENOENT. */
 int sysfs_block_name(unsigned long long rdev, char **name);
 /* True when the running system's root filesystem lives on this disk: preflight on the node itself,

@@ -2,6 +2,7 @@
 /* The io_uring harness: one ring per thread, registered buffers, file and ring, reads submitted
  * in small groups and reaped in batches. */
 #include "io.h"
+#include "disk.h"
 #include "schema.h"
 
 #include <dirent.h>
@@ -369,26 +370,22 @@ int io_diskstats_ios(const char *dev, uint64_t *ios)
 
 void io_drive_identity(const struct io_target *t, char **model, char **firmware, char **serial)
 {
-	_cleanup_free_ char *p1 = NULL, *p2 = NULL, *p3 = NULL;
+	_cleanup_free_ char *dir = NULL;
 
 	*model = *firmware = *serial = NULL;
 	if (!t->disk[0])
 		return;
-	p1 = xasprintf("/sys/block/%s/device/model", t->disk);
-	p2 = xasprintf("/sys/block/%s/device/firmware_rev", t->disk);
-	p3 = xasprintf("/sys/block/%s/device/serial", t->disk);
-	if (read_attr(p1, model) < 0)
-		*model = NULL;
-	if (read_attr(p2, firmware) < 0)
-		*firmware = NULL;
-	if (read_attr(p3, serial) < 0)
-		*serial = NULL;
+	dir = xasprintf("/sys/block/%s/device", t->disk);
+	*model = disk_sysfs_text(dir, "model");
+	*firmware = disk_sysfs_text(dir, "firmware_rev");
+	*serial = disk_sysfs_text(dir, "serial");
 }
 
 void io_drive_sysfs(const struct io_target *t, char **controller, uint64_t *size_bytes)
 {
 	_cleanup_free_ char *link = NULL, *sz = NULL, *szp = NULL;
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], *end = NULL;
+	unsigned long long sectors;
 	ssize_t n;
 
 	*controller = NULL;
@@ -404,10 +401,15 @@ void io_drive_sysfs(const struct io_target *t, char **controller, uint64_t *size
 		if (startswith(basename(buf), "nvme"))
 			*controller = xstrdup(basename(buf));
 	}
-	/* the size attribute counts 512-byte sectors whatever the LBA size */
+	/* the size attribute counts 512-byte sectors whatever the LBA size; anything but a number
+	 * that fits, times 512, in 64 bits is no size */
 	szp = xasprintf("/sys/block/%s/size", t->disk);
-	if (read_attr(szp, &sz) == 0)
-		*size_bytes = strtoull(sz, NULL, 10) * 512;
+	if (read_attr(szp, &sz) == 0 && sz[0] >= '0' && sz[0] <= '9') {
+		errno = 0;
+		sectors = strtoull(sz, &end, 10);
+		if (!errno && !*end && u64_mul(sectors, 512, size_bytes))
+			*size_bytes = 0;
+	}
 }
 
 /* ---- the harness ---- */

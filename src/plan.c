@@ -274,9 +274,11 @@ static void clone_check(struct plan *p)
 	char b[4][32];
 	struct plan_action *a = add_act(p, PA_CHECK, 0);
 
-	a->title = xasprintf("check the source (%s B, serial %s) and the target (%s B, %u-byte LBAs) and the fingerprint",
+	a->title = xasprintf("check the source (%s B, serial %s) and the target (%s B, serial %s, %u-byte LBAs) and the "
+			     "fingerprint",
 			     fmt_thousands(p->src_geo.bytes, b[0]), p->src_serial ? p->src_serial : "unknown",
-			     fmt_thousands(p->tgt_geo.bytes, b[1]), p->tgt_geo.lba_size);
+			     fmt_thousands(p->tgt_geo.bytes, b[1]), p->tgt_serial ? p->tgt_serial : "unknown",
+			     p->tgt_geo.lba_size);
 	a->precondition = xstrdup("source and target unmounted and not held by anyone (O_EXCL), distinct and not "
 				  "overlapping; the target exactly the planned size");
 	a->evidence = xasprintf("fingerprint %s", p->fingerprint);
@@ -806,8 +808,8 @@ char *plan_script(const struct plan *p, const char *swaptool)
 		"\t[ \"$(readlink -f \"$SOURCE\")\" != \"$(readlink -f \"$TARGET\")\" ] || stop \"target is the source\"\n"
 		"\t[ \"$(size_of \"$SOURCE\")\" = \"$SOURCE_BYTES\" ] || stop \"source '$SOURCE' is not $SOURCE_BYTES bytes\"\n"
 		"\t[ \"$(size_of \"$TARGET\")\" = \"$TARGET_BYTES\" ] || stop \"target '$TARGET' is not $TARGET_BYTES bytes\"\n"
-		"\tif [ -n \"$SOURCE_SERIAL\" ]; then [ \"$(serial_of \"$SOURCE\")\" = \"$SOURCE_SERIAL\" ] || stop \"source serial changed\"; fi\n"
-		"\tif [ -n \"$TARGET_SERIAL\" ]; then [ \"$(serial_of \"$TARGET\")\" = \"$TARGET_SERIAL\" ] || stop \"target serial changed\"; fi\n"
+		"\tif [ -n \"$SOURCE_SERIAL\" ] && [ -b \"$SOURCE\" ]; then [ \"$(serial_of \"$SOURCE\")\" = \"$SOURCE_SERIAL\" ] || stop \"source serial changed\"; fi\n"
+		"\tif [ -n \"$TARGET_SERIAL\" ] && [ -b \"$TARGET\" ]; then [ \"$(serial_of \"$TARGET\")\" = \"$TARGET_SERIAL\" ] || stop \"target serial changed\"; fi\n"
 		"\t! in_use \"$SOURCE\" || stop \"source '$SOURCE' is mounted\"\n"
 		"\t! in_use \"$TARGET\" || stop \"target '$TARGET' is mounted\"\n"
 		"\tlocal fp\n"

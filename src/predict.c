@@ -319,12 +319,14 @@ json_object *prediction_to_json(const struct predict_workload *w, const struct p
 	json_object *o = json_object_new_object(), *spin = json_object_new_object();
 
 	jset_double(o, "reads_per_token", round(p->reads_per_token * 100) / 100);
+	jset_u64(o, "chunk_tokens", w->chunk_tokens);
 	jset_u64(o, "reads_per_chunk", p->reads_per_chunk);
 	jset_u64(o, "chunk_bytes", p->chunk_bytes);
 	jset_double(o, "iops", p->iops);
 	jset_s(o, "chunk_s", p->chunk_s);
 	jset_s(o, "worst_chunk_s", p->worst_chunk_s);
 	jset_str(o, "worst_chunk_basis", p->worst_from_series ? "per_second_iops" : "mean_iops");
+	jset_u64(o, "cold_prompt_tokens", w->cold_prompt_tokens);
 	jset_u64(o, "cold_prompt_reads", p->cold_prompt_reads);
 	jset_s(o, "cold_prompt_s", p->cold_prompt_s);
 	jset_u64(spin, "low", w->spin_low_s);

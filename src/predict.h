@@ -79,9 +79,9 @@ int predict_engine(const struct predict_workload *w, double iops, const uint64_t
 		   struct prediction *out, char **why);
 void prediction_clear(struct prediction *p);
 
-/* The prediction as JSON: reads_per_token, reads_per_chunk, chunk_bytes, iops, chunk_s,
- * worst_chunk_s, worst_chunk_basis ("per_second_iops" or "mean_iops"), cold_prompt_reads,
- * cold_prompt_s, spin_limit_s {low, high}, margin, status, summary; a time that is not finite
+/* The prediction as JSON: reads_per_token, chunk_tokens, reads_per_chunk, chunk_bytes, iops,
+ * chunk_s, worst_chunk_s, worst_chunk_basis ("per_second_iops" or "mean_iops"),
+ * cold_prompt_tokens, cold_prompt_reads, cold_prompt_s, spin_limit_s {low, high}, margin, status, summary; a time that is not finite
  * (iops 0) is null. */
 struct json_object;
 struct json_object *prediction_to_json(const struct predict_workload *w, const struct prediction *p);

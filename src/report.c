@@ -11,6 +11,7 @@
 #include "size.h"
 #include "drives.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <sys/utsname.h>
@@ -134,6 +135,98 @@ enum status report_judge_step(const char *step, json_object *rec, char **why)
 	return ST_FAIL;
 }
 
+/* Two model strings name one model when they agree word for word, case aside: sysfs pads SCSI
+ * INQUIRY models with spaces, and a catalogue spelling may differ in case. */
+static bool models_equal(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == ' ')
+			a++;
+		while (*b == ' ')
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		for (; *a && *a != ' ' && *b && *b != ' '; a++, b++)
+			if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
+				return false;
+		if ((*a && *a != ' ') || (*b && *b != ' '))
+			return false;
+	}
+}
+
+/* The kernel's name of a drive: its `disk`, else (a preflight record made before `disk`) the
+ * node of its path under /dev. */
+static const char *kernel_name(const struct schema_drive *d)
+{
+	if (d->disk)
+		return d->disk;
+	return d->device && startswith(d->device, "/dev/") && !strchr(d->device + 5, '/') ? d->device + 5 : NULL;
+}
+
+/* A drive as a reason names it: "'/dev/vda' (virtio, 274,877,906,944 B = 0.275 TB, serial unknown)". */
+static char *drive_words(const struct schema_drive *d)
+{
+	char a[32], b[32];
+	_cleanup_free_ char *size = d->size_bytes ? xasprintf("%s B = %s", fmt_thousands(d->size_bytes, a), fmt_tb(d->size_bytes, b))
+						  : xstrdup("size unknown");
+	_cleanup_free_ char *model = d->model ? xasprintf(", model '%s'%s", d->model, d->model_typed ? " (--target-model)" : "")
+					      : xstrdup("");
+	_cleanup_free_ char *serial = d->serial ? xasprintf("serial '%s'", d->serial) : xstrdup("serial unknown");
+	const char *name = d->device ?: kernel_name(d);
+
+	return xasprintf("%s%s%s (%s%s%s%s, %s)", name ? "'" : "", name ?: "no named device", name ? "'" : "",
+			 d->transport ?: "", d->transport ? ", " : "", size, model, serial);
+}
+
+enum report_drive_match report_target_match(json_object *pre, json_object *acc, char **why)
+{
+	struct schema_drive t, m;
+	bool have_t = schema_preflight_target_drive(pre, &t), have_m = schema_accept_drive_of(acc, &m);
+	const char *tk = kernel_name(&t), *mk = kernel_name(&m), *how;
+	_cleanup_free_ char *tw = drive_words(&t), *mw = drive_words(&m), *todo = NULL;
+	enum report_drive_match r = RDM_UNKNOWN;
+
+	if (t.serial && m.serial) {
+		r = streq(t.serial, m.serial) ? RDM_SAME : RDM_DIFFERENT;
+		how = r == RDM_SAME ? "the same serial" : "their serials differ";
+	} else if (t.size_bytes && m.size_bytes && t.size_bytes != m.size_bytes) {
+		r = RDM_DIFFERENT;
+		how = "their sizes differ";
+	} else if (t.model && m.model && !models_equal(t.model, m.model) && !t.model_typed) {
+		r = RDM_DIFFERENT;
+		how = "their models differ";
+	} else if (t.size_bytes && m.size_bytes && t.model && m.model && models_equal(t.model, m.model)) {
+		r = RDM_SAME;
+		how = "the same size and model (no serial on both sides)";
+	} else if (tk && mk && streq(tk, mk)) {
+		r = RDM_SAME;
+		how = "the same device name and no size or model that differs (no serial on both sides)";
+	} else
+		how = !have_m ? "accept's record names no drive under what it read"
+		      : !have_t ? "preflight's record names no target"
+				: "neither a serial on both sides, nor size and model, nor the device name agree";
+	if (r == RDM_SAME) {
+		*why = xasprintf("accept measured the target preflight planned for, %s: %s", how, mw);
+		return r;
+	}
+	/* the target's block device: a controller given to preflight (/dev/nvme1) is read through the
+	 * namespace it judged (nvme1n1) */
+	if (tk)
+		todo = xasprintf("run accept on the target: swaptool accept /dev/%s", tk);
+	else
+		todo = xstrdup("name the new drive to preflight (swaptool preflight SOURCE --target /dev/NEW), then run "
+			       "accept on it (swaptool accept /dev/NEW)");
+	*why = xasprintf("accept measured %s, preflight planned for %s: %s%s; %s", have_m ? mw : "no drive",
+			 have_t ? tw : "no target", r == RDM_DIFFERENT ? "not the same drive, " : "not shown to be the same drive: ",
+			 how, todo);
+	return r;
+}
+
+const char *report_drive_match_name(enum report_drive_match m)
+{
+	return m == RDM_SAME ? "same" : m == RDM_DIFFERENT ? "different" : "unknown";
+}
+
 const char *report_verdict_name(enum report_verdict v)
 {
 	return v == RV_ACCEPTED ? "accepted" : v == RV_REJECTED ? "rejected" : "incomplete";
@@ -141,7 +234,7 @@ const char *report_verdict_name(enum report_verdict v)
 
 enum report_verdict report_verdict(json_object *steps, json_object *missing, char **why)
 {
-	_cleanup_free_ char *failed = NULL, *absent = NULL;
+	_cleanup_free_ char *failed = NULL, *absent = NULL, *drive_why = NULL;
 
 	for (size_t i = 0; i < SCHEMA_REPORTED_N; i++) {
 		const char *step = schema_steps[i];
@@ -158,6 +251,19 @@ enum report_verdict report_verdict(json_object *steps, json_object *missing, cha
 			char *n = xasprintf("%s%s%s", absent ?: "", absent ? ", " : "", step);
 			free(absent);
 			absent = n;
+		}
+		/* a pass of another drive says nothing about the new one: the evidence for it is missing */
+		_cleanup_free_ char *mw = NULL;
+		if (streq(step, "accept") && rec && st != ST_FAIL && jget(steps, "preflight") &&
+		    report_target_match(jget(steps, "preflight"), rec, &mw) != RDM_SAME) {
+			const char *what = "accept of the target drive";
+			if (missing)
+				json_object_array_add(missing, json_object_new_string(what));
+			char *n = xasprintf("%s%s%s", absent ?: "", absent ? ", " : "", what);
+			free(absent);
+			absent = n;
+			free(drive_why);
+			drive_why = TAKE_PTR(mw);
 		}
 		if (streq(step, "accept") && rec && st != ST_FAIL) {
 			bool run, efailed;
@@ -178,10 +284,10 @@ enum report_verdict report_verdict(json_object *steps, json_object *missing, cha
 		return RV_REJECTED;
 	}
 	if (absent) {
-		*why = xasprintf("missing: %s", absent);
+		*why = xasprintf("missing: %s%s%s", absent, drive_why ? "; " : "", drive_why ?: "");
 		return RV_INCOMPLETE;
 	}
-	*why = xstrdup("preflight, backup, verify and accept (with the engine gates) passed");
+	*why = xstrdup("preflight, backup, verify and accept (with the engine gates) of the target drive passed");
 	return RV_ACCEPTED;
 }
 
@@ -538,6 +644,32 @@ json_object *report_accept_of(json_object *doc)
 	return NULL;
 }
 
+static void add_prediction(json_object *list, json_object *run, uint64_t ws, bool sweep)
+{
+	json_object *p = schema_run_prediction(run), *o;
+
+	if (!p)
+		return;
+	o = json_object_new_object();
+	jset_str(o, "name", jget_str(run, "name"));
+	jset_u64(o, "working_set_bytes", ws);
+	jset_bool(o, "sweep", sweep);
+	json_object_object_add(o, "prediction", json_object_get(p));
+	json_object_array_add(list, o);
+}
+
+json_object *report_predictions(json_object *acc)
+{
+	json_object *list = json_object_new_array(), *runs = schema_accept_runs(acc), *sweep = jget_array(acc, "sweep");
+	uint64_t ws = jget_u64(jget_object(acc, "target"), "working_set_bytes");
+
+	for (size_t i = 0; i < jlen(runs); i++)
+		add_prediction(list, jarray_at(runs, i), ws, false);
+	for (size_t i = 0; i < jlen(sweep); i++)
+		add_prediction(list, jarray_at(sweep, i), jget_u64(jarray_at(sweep, i), "working_set_bytes"), true);
+	return list;
+}
+
 bool report_gate_of_run(const char *gate, const char *run)
 {
 	size_t n = strlen(run);
@@ -591,7 +723,13 @@ static json_object *drive_old(json_object *pre)
 		 !jget_bool(id, "nvme") ? "preflight (sysfs: not an NVMe identity)" :
 		 streq(jget_str(id, "from"), "dumps") ? "preflight (NVMe identify and log dumps)" : "preflight (NVMe controller)");
 	put(o, "device", jget(src, "path"));
+	put(o, "transport", jget(src, "transport"));
 	put(o, "controller", jget(id, "controller"));
+	if (!jget_str(id, "controller") && streq(jget_str(id, "from"), "dumps")) {
+		/* dumps name no controller: say what preflight judged instead of "unknown" */
+		_cleanup_free_ char *c = xasprintf("not named: judged from nvme-cli dumps in %s", jget_str(id, "origin") ?: "a directory");
+		jset_str(o, "controller", c);
+	}
 	put(o, "model", jget(src, "model") ?: jget(id, "model"));
 	put(o, "serial", jget(src, "serial") ?: jget(id, "serial"));
 	put(o, "firmware", jget(src, "firmware") ?: jget(id, "firmware"));
@@ -620,6 +758,7 @@ static json_object *drive_new(json_object *pre, json_object *acc, const struct p
 						      same ? "; class and health: preflight (NVMe controller)" : "");
 		jset_str(o, "from", from);
 		put(o, "device", jget(d, "disk"));
+		put(o, "transport", jget(d, "transport"));
 		put(o, "controller", jget(d, "controller"));
 		put(o, "model", jget(d, "model"));
 		put(o, "serial", jget(d, "serial"));
@@ -631,6 +770,7 @@ static json_object *drive_new(json_object *pre, json_object *acc, const struct p
 	} else if (same) {
 		jset_str(o, "from", "preflight (NVMe controller of the target)");
 		put(o, "device", jget(jget(pre, "target"), "path"));
+		put(o, "transport", jget(jget(pre, "target"), "transport"));
 		put(o, "controller", jget(tid, "controller"));
 		put(o, "model", jget(tid, "model"));
 		put(o, "serial", jget(tid, "serial"));
@@ -639,7 +779,7 @@ static json_object *drive_new(json_object *pre, json_object *acc, const struct p
 		put(o, "lba_size", jget(ns, "lba_size"));
 	} else {
 		jset_str(o, "from", NULL);
-		const char *keys[] = { "device", "controller", "model", "serial", "firmware", "namespace_bytes", "lba_size" };
+		const char *keys[] = { "device", "transport", "controller", "model", "serial", "firmware", "namespace_bytes", "lba_size" };
 		for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
 			json_object_object_add(o, keys[i], NULL);
 	}
@@ -658,17 +798,54 @@ static json_object *drive_new(json_object *pre, json_object *acc, const struct p
 	return o;
 }
 
+/* What preflight planned for and whether accept measured it: drives.target and drives.match. */
+static void drive_target(json_object *o, json_object *pre, json_object *acc)
+{
+	struct schema_drive t;
+	json_object *tj = NULL, *mj;
+	_cleanup_free_ char *why = NULL;
+	enum report_drive_match m;
+
+	if (pre && schema_preflight_target_drive(pre, &t)) {
+		tj = json_object_new_object();
+		jset_str(tj, "device", t.device);
+		jset_str(tj, "disk", t.disk);
+		jset_str(tj, "transport", t.transport);
+		jset_str(tj, "model", t.model);
+		jset_bool(tj, "model_typed", t.model_typed);
+		jset_str(tj, "serial", t.serial);
+		json_object_object_add(tj, "size_bytes", t.size_bytes ? json_object_new_uint64(t.size_bytes) : NULL);
+	}
+	json_object_object_add(o, "target", tj);
+	if (!pre || !acc) {
+		json_object_object_add(o, "match", NULL);
+		return;
+	}
+	m = report_target_match(pre, acc, &why);
+	mj = json_object_new_object();
+	jset_str(mj, "result", report_drive_match_name(m));
+	jset_str(mj, "why", why);
+	json_object_object_add(o, "match", mj);
+}
+
+static json_object *drives_of_steps(json_object *steps, const struct profile *p)
+{
+	json_object *o = json_object_new_object(), *pre = jget(steps, "preflight"), *acc = jget(steps, "accept");
+
+	json_object_object_add(o, "old", drive_old(pre));
+	json_object_object_add(o, "new", drive_new(pre, acc, p));
+	drive_target(o, pre, acc);
+	return o;
+}
+
 void report_add_drives(json_object *rep, const struct profile *p)
 {
-	json_object *steps = jget(rep, "steps"), *o = json_object_new_object();
-
-	json_object_object_add(o, "old", drive_old(jget(steps, "preflight")));
-	json_object_object_add(o, "new", drive_new(jget(steps, "preflight"), jget(steps, "accept"), p));
-	json_object_object_add(rep, "drives", o);
+	json_object_object_add(rep, "drives", drives_of_steps(jget(rep, "steps"), p));
 }
 
 const struct report_drive_row report_drive_rows[] = {
 	{ "device", "device", DK_STR },
+	{ "transport", "transport", DK_STR },
 	{ "controller", "NVMe controller", DK_STR },
 	{ "model", "model", DK_STR },
 	{ "serial", "serial", DK_STR },
@@ -717,10 +894,7 @@ json_object *report_drives_of(json_object *rep, bool *owned)
 	*owned = !d;
 	if (d)
 		return d;
-	d = json_object_new_object();
-	json_object_object_add(d, "old", drive_old(jget(jget(rep, "steps"), "preflight")));
-	json_object_object_add(d, "new", drive_new(jget(jget(rep, "steps"), "preflight"), jget(jget(rep, "steps"), "accept"), NULL));
-	return d;
+	return drives_of_steps(jget(rep, "steps"), NULL);
 }
 
 /* ---- the cells both renderings print ---- */

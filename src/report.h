@@ -46,10 +46,19 @@ const char *report_step_word(const char *step, json_object *rec, enum status st)
  */
 enum status report_judge_step(const char *step, json_object *rec, char **why);
 
+/* Is the drive accept measured (its `drive`) the target preflight planned for? The same serial when
+ * both know one decides; else a size or (measured) model that differs tells them apart; else the
+ * same size and model, or at last the same kernel name, make them one drive. Anything less is
+ * RDM_UNKNOWN. *why (caller frees) names both drives and, unless the same, what to do. */
+enum report_drive_match { RDM_SAME, RDM_DIFFERENT, RDM_UNKNOWN };
+enum report_drive_match report_target_match(json_object *pre, json_object *acc, char **why);
+const char *report_drive_match_name(enum report_drive_match m);
+
 enum report_verdict { RV_ACCEPTED, RV_INCOMPLETE, RV_REJECTED };
 const char *report_verdict_name(enum report_verdict v);
 /* The verdict from `steps` ({step: record}); `missing` (an array, may be NULL) gets the names of
- * what is missing; *why (caller frees) one line. */
+ * what is missing; *why (caller frees) one line. An accept record of another drive than
+ * preflight's target (report_target_match not RDM_SAME) is missing evidence: "incomplete". */
 enum report_verdict report_verdict(json_object *steps, json_object *missing, char **why);
 
 /* How report.json's `record_hash` names the hash of records[].sha256 (a report without the field
@@ -89,6 +98,11 @@ char *report_html(json_object *report, const struct profile *p);
 
 /* An accept record from an accept record or a report (its steps.accept); NULL when neither. */
 json_object *report_accept_of(json_object *doc);
+/* The engine predicted at each working set an accept record measured (src/predict.h): each
+ * random run's at the record's working set, then each sweep point's at its own, as an array of
+ * {name, working_set_bytes, sweep (bool), prediction}, in that order; the ones without a prediction
+ * left out. The caller puts it. */
+json_object *report_predictions(json_object *acc);
 /* A JSON value for a table cell: strings as they are, doubles with one decimal (integral ones
  * without), others as JSON; NULL as "-". Caller frees. */
 char *report_value_text(json_object *v);

@@ -50,6 +50,16 @@ static inline void fmt_us(double v, char buf[32])
 		snprintf(buf, 32, "%.0f us", v);
 }
 
+/* A predicted time as src/predict.c words it: "6.83 s", "13.1 s", "503 s"; "never" for a chunk
+ * that never completes (no read did: schema_prediction_s's +inf). */
+static inline void fmt_secs(double s, char buf[32])
+{
+	if (!isfinite(s))
+		snprintf(buf, 32, "never");
+	else
+		snprintf(buf, 32, s < 10 ? "%.2f s" : s < 100 ? "%.1f s" : "%.0f s", s);
+}
+
 static inline double ratio_of(double b, double a)
 {
 	return a > 0 ? b / a : NAN;

@@ -125,6 +125,16 @@ static void html_drives(FILE *f, json_object *rep)
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
+	/* whether accept measured the drive preflight planned for (report_target_match) */
+	if (jget(d, "match")) {
+		const char *res = jget_str(jget(d, "match"), "result") ?: "unknown";
+
+		fprintf(f, "<p class=\"target-match\"><span class=\"st %s\">", streq(res, "same") ? "st-pass" : "st-warn");
+		html_esc(f, streq(res, "same") ? "SAME DRIVE" : streq(res, "different") ? "ANOTHER DRIVE" : "NOT SHOWN SAME");
+		fputs("</span> target drive: ", f);
+		html_esc(f, jget_str(jget(d, "match"), "why") ?: "");
+		fputs("</p>\n", f);
+	}
 	if (owned)
 		json_object_put(d);
 }
@@ -336,6 +346,58 @@ static void html_sweep(FILE *f, json_object *sweep, json_object *ra)
 	fputs("</div>\n", f);
 }
 
+/* The engine predicted from the runs and the sweep (src/predict.h): what a prefill chunk is, a row
+ * per working set, the check's judgement, then the chart of the chunk times against the spin limit. */
+static void html_prediction(FILE *f, json_object *acc)
+{
+	_cleanup_json_ json_object *preds = report_predictions(acc);
+	json_object *p0 = jget(jarray_at(preds, 0), "prediction"), *spin = jget_object(p0, "spin_limit_s");
+	const char *run = NULL;
+	json_object *judged = schema_accept_prediction(acc, &run);
+	char a[32], b[32], c[32], d[32], e[32];
+
+	if (!jlen(preds))
+		return;
+	fprintf(f, "<h2>Predicted engine</h2>\n<p class=\"meta\">A %s-token prefill chunk is %s random reads (%s) at "
+		   "%.2f reads per token; the cold boot's %s-token prompt is %s reads. The collective's spin limit is "
+		   "%" PRIu64 "-%" PRIu64 " s: a chunk past its low end fails, one inside it by less than 2x warns.",
+		fmt_thousands(jget_u64(p0, "chunk_tokens"), a), fmt_thousands(jget_u64(p0, "reads_per_chunk"), b),
+		fmt_decimal(jget_u64(p0, "chunk_bytes"), c), jget_double(p0, "reads_per_token"),
+		fmt_thousands(jget_u64(p0, "cold_prompt_tokens"), d), fmt_thousands(jget_u64(p0, "cold_prompt_reads"), e),
+		jget_u64(spin, "low"), jget_u64(spin, "high"));
+	if (judged) {
+		fmt_secs(schema_prediction_s(judged, "worst_chunk_s"), a);
+		fputs(" The check judged <b>", f);
+		html_esc(f, run);
+		fprintf(f, "</b>, the slowest worst chunk: %s.", a);
+	}
+	fputs("</p>\n<div class=\"grid\">\n<section class=\"scroll\">\n<table class=\"prediction\">\n<tr><th>run</th>"
+	      "<th>working set</th><th>IOPS</th><th>chunk at mean</th><th>worst chunk</th><th>cold prompt</th><th>margin</th>"
+	      "<th>status</th></tr>\n", f);
+	for (size_t i = 0; i < jlen(preds); i++) {
+		json_object *row = jarray_at(preds, i), *p = jget(row, "prediction");
+
+		fputs("<tr>", f);
+		td(f, NULL, jget_str(row, "name"));
+		td(f, "num", fmt_binary(jget_u64(row, "working_set_bytes"), a));
+		fmt_iops(jget_double(p, "iops"), a);
+		td(f, "num", a);
+		fmt_secs(schema_prediction_s(p, "chunk_s"), a);
+		td(f, "num", a);
+		fmt_secs(schema_prediction_s(p, "worst_chunk_s"), a);
+		td(f, "num", a);
+		fmt_secs(schema_prediction_s(p, "cold_prompt_s"), a);
+		td(f, "num", a);
+		snprintf(a, sizeof(a), "%.2fx", jget_double(p, "margin"));
+		td(f, "num", a);
+		st_cell(f, schema_prediction_status(p));
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+	report_chart_prediction(f, preds);
+	fputs("</div>\n", f);
+}
+
 /* this node's runs against the reference node's: A, B and B/A for IOPS, p50 and p99.9, then the chart */
 static void html_reference(FILE *f, json_object *ref, json_object *acc, json_object *rruns)
 {
@@ -440,6 +502,7 @@ static void html_accept(FILE *f, json_object *rep, json_object *acc)
 	fputs("</div>\n", f);
 	if (jlen(sweep))
 		html_sweep(f, sweep, ra);
+	html_prediction(f, acc);
 	if (jget_object(acc, "sustain"))
 		html_sustain(f, acc, jget(acc, "sustain"));
 	if (ra)

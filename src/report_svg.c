@@ -706,6 +706,98 @@ void report_chart_sweep(FILE *f, json_object *sweep, json_object *ref_sweep)
 	chart_close_legend(f, &l, "; one point per working set");
 }
 
+static void prediction_points(FILE *f, const struct chart *c, json_object *preds)
+{
+	for (size_t i = 0; i < jlen(preds); i++) {
+		json_object *e = jarray_at(preds, i);
+		double s = schema_prediction_s(jget(e, "prediction"), "worst_chunk_s");
+
+		if (jget_bool(e, "sweep"))
+			fprintf(f, "%.1f,%.1f ", X(c, fmax((double)jget_u64(e, "working_set_bytes"), c->x.lo)),
+				Y(c, fmin(s, c->y.hi)));
+	}
+}
+
+/* The spin limit as a band from its low end to its high end, across the plot. */
+static void spin_band(FILE *f, const struct chart *c, uint64_t low, uint64_t high)
+{
+	double top = Y(c, fmin((double)high, c->y.hi)), bottom = Y(c, (double)low);
+
+	fprintf(f, "<g class=\"spin-band\" data-low=\"%" PRIu64 "\" data-high=\"%" PRIu64 "\"><rect x=\"%.0f\" "
+		   "y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"#d62728\" fill-opacity=\"0.15\"/><line x1=\"%.0f\" "
+		   "y1=\"%.1f\" x2=\"%.0f\" y2=\"%.1f\" stroke=\"#b00\" stroke-dasharray=\"2,3\"/><text x=\"%.0f\" "
+		   "y=\"%.1f\" font-size=\"11\" fill=\"#b00\">spin limit %" PRIu64 "-%" PRIu64 " s: a chunk past "
+		   "%" PRIu64 " s times the collective out</text></g>\n",
+		low, high, c->L, top, c->W - c->L - c->R, bottom - top, c->L, bottom, c->W - c->R, bottom, c->L + 4,
+		top + 13, low, high, low);
+}
+
+/* The predicted chunk time per working set (src/predict.h): the sweep's points as a line, each
+ * random run at its working set as a point, its time in the legend (the runs share one working
+ * set, so words beside the points would cover each other), the spin limit as a band. The chunk of
+ * a run in which no read completed is drawn at the top and called "never". */
+void report_chart_prediction(FILE *f, json_object *preds)
+{
+	struct chart c = { .W = 640, .H = 340, .L = 64, .R = 40, .T = 16, .B = 46,
+			   .x = { .log = true, .unit = U_BYTES, .title = "working set (log scale)" },
+			   .y = { .unit = U_S, .title = "predicted worst chunk" } };
+	json_object *spin = jget_object(jget(jarray_at(preds, 0), "prediction"), "spin_limit_s");
+	uint64_t low = jget_u64(spin, "low"), high = jget_u64(spin, "high");
+	double xlo = INFINITY, xhi = 0, ymax = (double)high;
+	size_t nsweep = 0;
+	struct legend l;
+
+	for (size_t i = 0; i < jlen(preds); i++) {
+		json_object *e = jarray_at(preds, i);
+		double x = (double)jget_u64(e, "working_set_bytes"), s = schema_prediction_s(jget(e, "prediction"), "worst_chunk_s");
+
+		if (x > 0)
+			xlo = fmin(xlo, x), xhi = fmax(xhi, x);
+		if (isfinite(s))
+			ymax = fmax(ymax, s);
+		nsweep += jget_bool(e, "sweep");
+	}
+	if (!(xhi > 0))
+		return;
+	ax_fit(&c.x, xlo, xhi);
+	ax_fit(&c.y, 0, ymax);
+	chart_open(f, &c, "prediction", "predicted worst chunk time per working set against the spin limit");
+	if (low && low <= high)
+		spin_band(f, &c, low, high);
+	legend_open(&l);
+	if (nsweep) {
+		series(f, &c, "sweep", chart_colors[0], false, nsweep, prediction_points, preds);
+		key(l.f, chart_colors[0], false, "sweep: one point per working set");
+	}
+	for (size_t i = 0, k = 0; i < jlen(preds); i++) {
+		json_object *e = jarray_at(preds, i), *p = jget(e, "prediction");
+		double s = schema_prediction_s(p, "worst_chunk_s");
+		double x = X(&c, fmax((double)jget_u64(e, "working_set_bytes"), c.x.lo)), y = Y(&c, fmin(s, c.y.hi));
+		const char *col = jget_bool(e, "sweep") ? chart_colors[0] : chart_colors[1 + k++ % (ARRAY_SIZE(chart_colors) - 1)];
+		const char *st = schema_prediction_status(p) ?: "?";
+		char t[32];
+
+		fputs("<circle class=\"prediction\" data-run=\"", f);
+		html_esc(f, jget_str(e, "name") ?: "?");
+		fprintf(f, "\" data-working-set=\"%" PRIu64 "\" data-worst-chunk-s=\"", jget_u64(e, "working_set_bytes"));
+		if (isfinite(s))
+			fprintf(f, "%.3f", s);
+		else
+			fputs("inf", f);
+		fprintf(f, "\" data-status=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"/>\n", st, x, y,
+			jget_bool(e, "sweep") ? "3" : "4.5", col);
+		if (!jget_bool(e, "sweep")) {
+			_cleanup_free_ char *w = NULL;
+
+			fmt_secs(s, t);
+			w = xasprintf("%s: %s %s", jget_str(e, "name") ?: "?", t, st);
+			key(l.f, col, false, w);
+		}
+	}
+	chart_close_legend(f, &l, "; the shaded band: the collective's spin limit (a chunk inside its low end by 2x or "
+			   "more passes)");
+}
+
 /* where an interval of the hold is drawn: its middle, seconds into the hold */
 static double sustain_x(json_object *iv)
 {

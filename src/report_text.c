@@ -80,6 +80,55 @@ static void text_sweep(FILE *f, json_object *sweep, json_object *ref)
 	table_fprint(f, t, false);
 }
 
+/* The engine predicted from the runs and the sweep (src/predict.h, docs/incident.md's arithmetic):
+ * what a prefill chunk is, then per working set the chunk at the mean IOPS, the worst chunk, the
+ * cold prompt, the margin against the spin limit's low end and the status, and the check's line. */
+static void text_prediction(FILE *f, json_object *acc)
+{
+	_cleanup_json_ json_object *preds = report_predictions(acc);
+	json_object *p0 = jget(jarray_at(preds, 0), "prediction"), *spin = jget_object(p0, "spin_limit_s");
+	_cleanup_table_ struct table *t = NULL;
+	const char *run = NULL;
+	json_object *judged = schema_accept_prediction(acc, &run);
+	char a[32], b[32], c[32], d[32], e[32];
+
+	if (!jlen(preds))
+		return;
+	fprintf(f, "\nPredicted engine: a %s-token prefill chunk is %s reads (%s) at %.2f reads per token; "
+		"the collective's spin limit is %s-%s s\n",
+		u64s(p0, "chunk_tokens", a), u64s(p0, "reads_per_chunk", b), fmt_decimal(jget_u64(p0, "chunk_bytes"), c),
+		jget_double(p0, "reads_per_token"), u64s(spin, "low", d), u64s(spin, "high", e));
+	t = table_new(8);
+	table_header(t, "run", "working set", "IOPS", "chunk at mean", "worst chunk", "cold prompt", "margin", "status");
+	for (unsigned k = 1; k < 7; k++)
+		table_align(t, k, ALIGN_RIGHT);
+	for (size_t i = 0; i < jlen(preds); i++) {
+		json_object *row = jarray_at(preds, i), *p = jget(row, "prediction");
+		char ws[32], iops[32], mean[32], worst[32], cold[32];
+
+		fmt_iops(jget_double(p, "iops"), iops);
+		fmt_secs(schema_prediction_s(p, "chunk_s"), mean);
+		fmt_secs(schema_prediction_s(p, "worst_chunk_s"), worst);
+		fmt_secs(schema_prediction_s(p, "cold_prompt_s"), cold);
+		table_cellf(t, "%s", jget_str(row, "name") ?: "?");
+		table_cellf(t, "%s", fmt_binary(jget_u64(row, "working_set_bytes"), ws));
+		table_cellf(t, "%s", iops);
+		table_cellf(t, "%s", mean);
+		table_cellf(t, "%s", worst);
+		table_cellf(t, "%s", cold);
+		table_cellf(t, "%.2fx", jget_double(p, "margin"));
+		table_cellf(t, "%s", schema_prediction_status(p) ?: "?");
+	}
+	table_fprint(f, t, false);
+	fprintf(f, "  cold prompt: the %s-token prompt of the cold boot (%s reads); margin: the spin limit's low end "
+		"over the worst chunk (fail past it, warn under 2x)\n",
+		u64s(p0, "cold_prompt_tokens", a), u64s(p0, "cold_prompt_reads", b));
+	if (!judged)
+		return;
+	fmt_secs(schema_prediction_s(judged, "worst_chunk_s"), a);
+	fprintf(f, "  engine-prediction: %s on %s, worst chunk %s\n", schema_prediction_status(judged) ?: "?", run, a);
+}
+
 /* This node (B) against the reference node (A) from report --reference: per run, B/A ratios. */
 static void text_compare(FILE *f, json_object *rep, json_object *acc)
 {
@@ -142,6 +191,10 @@ static void text_drives(FILE *f, json_object *rep)
 	}
 	fprintf(f, "\nDrives (old -> new)\n");
 	table_fprint(f, t, false);
+	/* whether accept measured the drive preflight planned for (report_target_match) */
+	if (jget(d, "match"))
+		fprintf(f, "  target drive: %s: %s\n", jget_str(jget(d, "match"), "result") ?: "?",
+			jget_str(jget(d, "match"), "why") ?: "");
 	if (owned)
 		json_object_put(d);
 }
@@ -342,6 +395,7 @@ static void text_accept(FILE *f, json_object *rep, json_object *acc)
 	fprintf(f, "  engine gates (cold-boot 157 K prompt, full 97-scenario bench): %s\n",
 		!run ? "NOT RUN" : failed ? "FAILED" : "passed");
 	text_sweep(f, jget(acc, "sweep"), report_accept_of(jget(jget(rep, "reference"), "accept")));
+	text_prediction(f, acc);
 	if (jget_object(acc, "sustain"))
 		text_sustain(f, acc, jget(acc, "sustain"));
 	text_compare(f, rep, acc);

@@ -4,6 +4,8 @@
 #include "json.h"
 #include "schema.h"
 
+#include <math.h>
+
 const char *const schema_steps[SS_N] = {
 	[SS_PREFLIGHT] = "preflight", [SS_BACKUP] = "backup", [SS_PLAN] = "plan",     [SS_CLONE] = "clone",
 	[SS_RESTORE] = "restore",     [SS_VERIFY] = "verify", [SS_ACCEPT] = "accept", [SS_REPORT] = "report",
@@ -45,6 +47,7 @@ const struct schema_key schema_keys[] = {
 	{ "preflight", "source.model", SJ_STR },
 	{ "preflight", "source.firmware", SJ_STR },
 	{ "preflight", "source.serial", SJ_STR },
+	{ "preflight", "source.transport", SJ_STR },
 	{ "preflight", "source.partition_table", SJ_OBJ },
 	{ "preflight", "source.partition_table.backup_header_lba", SJ_INT },
 	{ "preflight", "target", SJ_OBJ },
@@ -53,6 +56,10 @@ const struct schema_key schema_keys[] = {
 	{ "preflight", "target.size_bytes", SJ_INT },
 	{ "preflight", "target.lba_size", SJ_INT },
 	{ "preflight", "target.lba_count", SJ_INT },
+	{ "preflight", "target.disk", SJ_STR },
+	{ "preflight", "target.model", SJ_STR },
+	{ "preflight", "target.serial", SJ_STR },
+	{ "preflight", "target.transport", SJ_STR },
 	{ "preflight", "delta_bytes", SJ_INT },
 	{ "preflight", "paths", SJ_OBJ },
 	{ "preflight", "paths.recommended", SJ_STR },
@@ -67,6 +74,7 @@ const struct schema_key schema_keys[] = {
 	{ "preflight", "source_identity", SJ_OBJ },
 	{ "preflight", "source_identity.nvme", SJ_BOOL },
 	{ "preflight", "source_identity.from", SJ_STR },
+	{ "preflight", "source_identity.origin", SJ_STR },
 	{ "preflight", "source_identity.controller", SJ_STR },
 	{ "preflight", "source_identity.model", SJ_STR },
 	{ "preflight", "source_identity.serial", SJ_STR },
@@ -150,6 +158,8 @@ const struct schema_key schema_keys[] = {
 	{ "accept", "drive", SJ_OBJ },
 	{ "accept", "drive.disk", SJ_STR },
 	{ "accept", "drive.under", SJ_STR },
+	{ "accept", "drive.device", SJ_STR },
+	{ "accept", "drive.transport", SJ_STR },
 	{ "accept", "drive.controller", SJ_STR },
 	{ "accept", "drive.model", SJ_STR },
 	{ "accept", "drive.serial", SJ_STR },
@@ -172,11 +182,44 @@ const struct schema_key schema_keys[] = {
 	{ "accept", "runs[].lat_us.max", SJ_NUM },
 	{ "accept", "runs[].lat_us.mean", SJ_NUM },
 	{ "accept", "runs[].lat_hist", SJ_OBJ },
+	/* the engine predicted from the run (src/predict.h); the same in each point of the sweep */
+	{ "accept", "runs[].engine_prediction", SJ_OBJ },
+	{ "accept", "runs[].engine_prediction.reads_per_token", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.chunk_tokens", SJ_INT },
+	{ "accept", "runs[].engine_prediction.reads_per_chunk", SJ_INT },
+	{ "accept", "runs[].engine_prediction.cold_prompt_tokens", SJ_INT },
+	{ "accept", "runs[].engine_prediction.cold_prompt_reads", SJ_INT },
+	{ "accept", "runs[].engine_prediction.chunk_bytes", SJ_INT },
+	{ "accept", "runs[].engine_prediction.iops", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.chunk_s", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.worst_chunk_s", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.cold_prompt_s", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.margin", SJ_NUM },
+	{ "accept", "runs[].engine_prediction.status", SJ_STR },
+	{ "accept", "runs[].engine_prediction.spin_limit_s", SJ_OBJ },
+	{ "accept", "runs[].engine_prediction.spin_limit_s.low", SJ_INT },
+	{ "accept", "runs[].engine_prediction.spin_limit_s.high", SJ_INT },
 	{ "accept", "sweep", SJ_ARR },
 	{ "accept", "sweep[]", SJ_OBJ },
 	{ "accept", "sweep[].name", SJ_STR },
 	{ "accept", "sweep[].working_set_bytes", SJ_INT },
 	{ "accept", "sweep[].iops", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction", SJ_OBJ },
+	{ "accept", "sweep[].engine_prediction.reads_per_token", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.chunk_tokens", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.reads_per_chunk", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.cold_prompt_tokens", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.cold_prompt_reads", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.chunk_bytes", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.iops", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.chunk_s", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.worst_chunk_s", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.cold_prompt_s", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.margin", SJ_NUM },
+	{ "accept", "sweep[].engine_prediction.status", SJ_STR },
+	{ "accept", "sweep[].engine_prediction.spin_limit_s", SJ_OBJ },
+	{ "accept", "sweep[].engine_prediction.spin_limit_s.low", SJ_INT },
+	{ "accept", "sweep[].engine_prediction.spin_limit_s.high", SJ_INT },
 	{ "accept", "sustain", SJ_OBJ },
 	{ "accept", "sustain.run", SJ_STR },
 	{ "accept", "sustain.inflight", SJ_INT },
@@ -217,6 +260,8 @@ const struct schema_key schema_keys[] = {
 	{ "accept", "gates[].unit", SJ_STR },
 	{ "accept", "gates[].op", SJ_STR },
 	{ "accept", "engine_gates_run", SJ_BOOL },
+	/* the engine-prediction check names the run whose prediction it judged */
+	{ "accept", "checks[].run", SJ_STR },
 
 	/* report's own record: status (is the report current, its verdict), nodes */
 	{ "report", "report_verdict", SJ_STR },
@@ -367,6 +412,27 @@ json_object *schema_preflight_identity(json_object *pre, bool target)
 	return jget_object(pre, target ? "target_identity" : "source_identity");
 }
 
+bool schema_preflight_target_drive(json_object *pre, struct schema_drive *d)
+{
+	json_object *t = jget_object(pre, "target"), *id = schema_preflight_identity(pre, true);
+	bool read = jget_bool(id, "nvme");
+
+	*d = (struct schema_drive){ 0 };
+	if (!t)
+		return false;
+	d->device = jget_str(t, "path");
+	d->disk = jget_str(t, "disk");
+	d->transport = jget_str(t, "transport");
+	d->size_bytes = jget_u64(t, "size_bytes");
+	d->model = (read ? jget_str(id, "model") : NULL) ?: jget_str(t, "model");
+	d->serial = (read ? jget_str(id, "serial") : NULL) ?: jget_str(t, "serial");
+	if (!d->model && streq(jget_str(id, "from"), "model")) {
+		d->model = jget_str(id, "model");
+		d->model_typed = d->model != NULL;
+	}
+	return true;
+}
+
 json_object *schema_preflight_path(json_object *pre, const char *path)
 {
 	return jget_object(jget_object(pre, "paths"), path);
@@ -431,6 +497,22 @@ const char *schema_plan_fingerprint_shrunk(json_object *plan)
 json_object *schema_accept_drive(json_object *acc)
 {
 	return jget_object(acc, "drive");
+}
+
+bool schema_accept_drive_of(json_object *acc, struct schema_drive *d)
+{
+	json_object *o = schema_accept_drive(acc);
+
+	*d = (struct schema_drive){ 0 };
+	if (!o)
+		return false;
+	d->disk = jget_str(o, "disk");
+	d->device = jget_str(o, "device");
+	d->transport = jget_str(o, "transport");
+	d->model = jget_str(o, "model");
+	d->serial = jget_str(o, "serial");
+	d->size_bytes = jget_u64(o, "size_bytes");
+	return true;
 }
 
 const char *schema_accept_target_path(json_object *acc)
@@ -502,6 +584,44 @@ void schema_accept_engine_gates(json_object *acc, bool *run, bool *failed)
 			*failed = true;
 	}
 	*run = (json_object_is_type(flag, json_type_boolean) ? json_object_get_boolean(flag) : true) && engine > 0;
+}
+
+json_object *schema_run_prediction(json_object *run)
+{
+	return jget_object(run, "engine_prediction");
+}
+
+json_object *schema_accept_prediction(json_object *acc, const char **run)
+{
+	json_object *checks = jget_array(acc, "checks");
+
+	for (size_t i = 0; i < jarray_len(checks); i++) {
+		json_object *c = jarray_at(checks, i);
+		const char *name = jget_str(c, "run");
+
+		if (!streq(jget_str(c, "id"), SCHEMA_CHECK_ENGINE_PREDICTION) || !name)
+			continue;
+		if (run)
+			*run = name;
+		return schema_run_prediction(schema_accept_run(acc, name));
+	}
+	return NULL;
+}
+
+double schema_prediction_s(json_object *pred, const char *key)
+{
+	json_object *v = jget(pred, key);
+	double s = v && (type_of(v) & SJ_NUM) ? json_object_get_double(v) : INFINITY;
+
+	/* NaN and negative values are no time a chunk takes: as slow as it gets, never faster */
+	return s >= 0 ? s : INFINITY;
+}
+
+const char *schema_prediction_status(json_object *pred)
+{
+	const char *st = jget_str(pred, "status");
+
+	return streq(st, "pass") || streq(st, "warn") || streq(st, "fail") ? st : NULL;
 }
 
 /* The first name that two entries of `arr` share (their `name`), or NULL. */

@@ -46,6 +46,9 @@ int schema_step_index(const char *step);
 #define SCHEMA_CHECK_FS_FIT "fs-fit"
 /* preflight's drive class check: its `source`/`target` objects hold the class (nodes, fleet) */
 #define SCHEMA_CHECK_DRIVE_CLASS "drive-class"
+/* accept's judgement of the engine predicted from its random runs: its `run` names the run whose
+ * prediction (the slowest worst chunk) it took */
+#define SCHEMA_CHECK_ENGINE_PREDICTION "engine-prediction"
 /* Is `id` one of the clone-trap checks (raw-clone, gpt-backup-header, partition-fit, fs-fit)? A
  * filesystem that cannot be shrunk closes path 2 only: the fresh install remains. */
 bool schema_clone_trap_check(const char *id);
@@ -124,6 +127,19 @@ uint64_t schema_preflight_target_bytes(json_object *pre);
  * nvme, from, controller, model, serial, firmware, class {name, verdict, reason}, hmb_mb, smart,
  * error_log {entries}, namespaces [{judged, size_bytes, lba_size}]; NULL when not an object. */
 json_object *schema_preflight_identity(json_object *pre, bool target);
+/* A drive as a step's record names it; NULL / 0 where the record does not know. */
+struct schema_drive {
+	const char *device;    /* the path: "/dev/nvme1n1" */
+	const char *disk;      /* the kernel's name: "nvme1n1" */
+	const char *transport; /* "nvme", "usb", "loop", ... (src/disk.h, disk_transport) */
+	const char *model, *serial;
+	uint64_t size_bytes;
+	bool model_typed;      /* the model is preflight's --target-model, typed by hand */
+};
+/* The target preflight planned for: target {path, disk, transport, model, serial, size_bytes}, the
+ * model and serial of target_identity where preflight read the drive's NVMe identity, and the
+ * --target-model when nothing was read. false when the record has no target. */
+bool schema_preflight_target_drive(json_object *pre, struct schema_drive *d);
 /* paths.PATH (SCHEMA_PATH_*): possible, and for the fresh install refetchable_bytes and
  * irreplaceable_bytes; NULL when the record lacks it. */
 json_object *schema_preflight_path(json_object *pre, const char *path);
@@ -149,8 +165,11 @@ const char *schema_plan_fingerprint(json_object *plan);
 const char *schema_plan_fingerprint_shrunk(json_object *plan);
 
 /* accept */
-/* The drive under what accept read: disk, under, controller, model, serial, firmware, size_bytes. */
+/* The drive under what accept read: disk (the kernel's name), device (/dev/DISK), under (the path
+ * it read), transport, controller, model, serial, firmware, size_bytes. */
 json_object *schema_accept_drive(json_object *acc);
+/* The same as a struct; false when the record has no `drive`. */
+bool schema_accept_drive_of(json_object *acc, struct schema_drive *d);
 const char *schema_accept_target_path(json_object *acc);
 json_object *schema_accept_runs(json_object *acc);          /* an array, or NULL */
 json_object *schema_accept_run(json_object *acc, const char *name);
@@ -164,6 +183,16 @@ bool schema_gate_is_engine(json_object *gate);
 /* Engine gates: run when engine gates exist and `engine_gates_run` is not false (a record that
  * says they ran and holds none has no evidence of them); failed when any of them failed. */
 void schema_accept_engine_gates(json_object *acc, bool *run, bool *failed);
+/* The engine predicted from a run or a sweep point (src/predict.h's prediction_to_json), or NULL. */
+json_object *schema_run_prediction(json_object *run);
+/* The prediction the engine-prediction check judged, and the name of its run (*run, when not
+ * NULL); NULL when the record has no such check or the run it names holds no prediction. */
+json_object *schema_accept_prediction(json_object *acc, const char **run);
+/* A prediction's time in seconds, KEY one of worst_chunk_s, chunk_s, cold_prompt_s: +inf when it
+ * never ends (the key null or missing: no read completed) or the value is not a number of 0 or more. */
+double schema_prediction_s(json_object *pred, const char *key);
+/* Its status, "pass", "warn" or "fail"; NULL for anything else (a hostile record's word). */
+const char *schema_prediction_status(json_object *pred);
 /* Gates passed and gates with a pass/fail status. */
 void schema_accept_gate_counts(json_object *acc, size_t *passed, size_t *total);
 /* What a passing accept record lacks to be evidence, as an allocated sentence, or NULL when it has

@@ -134,6 +134,16 @@ static json_object *by_name_find(const struct by_name *x, const char *name)
 	return pos == SIZE_MAX ? NULL : jarray_at(x->list, pos);
 }
 
+/* The engine predicted from a run (src/predict.h), when it has one: its worst chunk (null: the
+ * chunk never completes) and status. */
+static void side_prediction(json_object *o, json_object *pred)
+{
+	if (!pred)
+		return;
+	jset_double(o, "predicted_chunk_s", schema_prediction_s(pred, "worst_chunk_s"));
+	jset_str(o, "predicted_status", schema_prediction_status(pred));
+}
+
 static json_object *side(json_object *run)
 {
 	json_object *o = json_object_new_object();
@@ -145,6 +155,7 @@ static json_object *side(json_object *run)
 	jset_double(o, "mb_s", jget_double(run, "mb_s"));
 	jset_double(o, "p50_us", p50);
 	jset_double(o, "p99_9_us", p99_9);
+	side_prediction(o, schema_run_prediction(run));
 	return o;
 }
 
@@ -286,6 +297,14 @@ int step_compare_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 		jset_str(o, "finished", jget_str(acc, "finished"));
 		jset_str(o, "target", jget_str(jget_object(acc, "target"), "path"));
 		jset_str(o, "verdict", jget_str(acc, "verdict"));
+		{
+			/* the run the side's engine-prediction check judged: its slowest worst chunk */
+			const char *run = NULL;
+			json_object *pred = schema_accept_prediction(acc, &run);
+
+			jset_str(o, "predicted_run", run);
+			side_prediction(o, pred);
+		}
 		json_object_object_add(rec->root, k ? "b" : "a", o);
 	}
 	compare_runs(rec, a, b);
@@ -337,6 +356,48 @@ static char *json_cell(json_object *v)
 	return report_value_text(v);
 }
 
+/* "13.1 s fail": a side's predicted worst chunk and its status; "-" without a prediction */
+static void cell_prediction(struct table *t, json_object *s)
+{
+	json_object *v = jget(s, "predicted_chunk_s");
+	double secs = v ? json_object_get_double(v) : 0;
+
+	if (!jget_str(s, "predicted_status") && !v)
+		table_cellf(t, "-");
+	else if (!v)
+		table_cellf(t, "never %s", jget_str(s, "predicted_status") ?: "?");
+	else
+		table_cellf(t, "%.*f s %s", secs < 10 ? 2 : 1, secs, jget_str(s, "predicted_status") ?: "?");
+}
+
+/* The engine predicted from each side's random runs, and the run each side's check judged. */
+static void render_prediction(const struct ctx *ctx, json_object *record, const char *ha, const char *hb)
+{
+	json_object *runs = jget(record, "runs");
+	_cleanup_table_ struct table *t = table_new(3);
+	bool any = false;
+
+	out_heading(ctx, "Predicted engine (worst chunk against the spin limit)");
+	table_header(t, "run", ha, hb);
+	for (size_t i = 0; i < jarray_len(runs); i++) {
+		json_object *r = jarray_at(runs, i), *sa = jget_object(r, "a"), *sb = jget_object(r, "b");
+
+		if (!jget_str(sa, "predicted_status") && !jget_str(sb, "predicted_status"))
+			continue;
+		any = true;
+		table_cellf(t, "%s", jget_str(r, "name") ?: "?");
+		cell_prediction(t, sa);
+		cell_prediction(t, sb);
+	}
+	/* the run each side's engine-prediction check took, its slowest */
+	table_row(t, "judged", jget_str(jget_object(record, "a"), "predicted_run") ?: "-",
+		  jget_str(jget_object(record, "b"), "predicted_run") ?: "-");
+	if (any)
+		table_print(ctx, t);
+	else
+		out_line(ctx, "  neither side's accept record holds a prediction");
+}
+
 void step_compare_render(const struct ctx *ctx, json_object *record)
 {
 	json_object *a = jget(record, "a"), *b = jget(record, "b"), *runs = jget(record, "runs"), *gates = jget(record, "gates");
@@ -365,6 +426,7 @@ void step_compare_render(const struct ctx *ctx, json_object *record)
 		cell_ratio(t, r, "p99_9_ratio");
 	}
 	table_print(ctx, t);
+	render_prediction(ctx, record, ha, hb);
 	out_heading(ctx, "Gates");
 	table_header(g, "gate", "threshold", ha, "", hb, "");
 	for (size_t i = 0; i < jarray_len(gates); i++) {

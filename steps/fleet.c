@@ -16,6 +16,9 @@ static const struct step_operand fleet_operands[] = {
 };
 
 static const struct step_option fleet_options[] = {
+	{ { "node", required_argument, NULL, 'N' }, "NAME=FILE",
+	  "FILE is a record or report of node NAME (e.g. the inventory's name),\n"
+	  "whatever host it claims; repeatable" },
 	{ { "reference", required_argument, NULL, 'r' }, "HOST",
 	  "the node the others' accept figures are divided by (default: the first\n"
 	  "node whose accept passed)" },
@@ -25,10 +28,11 @@ static const struct step_option fleet_options[] = {
 const struct step step_fleet = {
 	.name = "fleet",
 	.summary = "many nodes in one view: drive class, delta, path, accept figures against a reference, gates",
-	.synopsis = "swaptool fleet RECORD... [--reference HOST]\n",
+	.synopsis = "swaptool fleet [RECORD...] [--node NAME=FILE]... [--reference HOST]\n",
 	.operands = fleet_operands,
 	.options = fleet_options,
-	.notes = "exit: 0 every node passes, 1 a node failed a step, 2 usage, 3 unreadable or malformed input\n",
+	.notes = "exit: 0 every node passes, 1 a node failed a step, 2 usage, 3 unreadable or malformed input,\n"
+		 "or two records of one node that show different drives\n",
 	.run = step_fleet_run,
 	.render = step_fleet_render,
 	.flags = 0,
@@ -92,6 +96,26 @@ static void ratio(json_object *o, const char *key, json_object *ref, const char 
 		json_object_object_add(o, key, NULL);
 }
 
+/* The engine predicted from the node's accept (the run its engine-prediction check judged): the
+ * worst chunk in seconds (null: it never completes), the margin and the status; null when the
+ * record has no prediction. */
+static json_object *prediction_view(json_object *acc)
+{
+	const char *run = NULL;
+	json_object *p = schema_accept_prediction(acc, &run), *o;
+	double v;
+
+	if (!p)
+		return NULL;
+	o = json_object_new_object();
+	jset_str(o, "run", run);
+	jset_double(o, "worst_chunk_s", schema_prediction_s(p, "worst_chunk_s"));
+	if (jnum(p, "margin", &v))
+		jset_double(o, "margin", v);
+	jset_str(o, "status", schema_prediction_status(p));
+	return o;
+}
+
 static json_object *accept_view(const struct node *n, const struct node *ref, json_object *names)
 {
 	json_object *o = json_object_new_object(), *runs = json_object_new_array(), *failed = json_object_new_array();
@@ -134,6 +158,7 @@ static json_object *accept_view(const struct node *n, const struct node *ref, js
 		else
 			json_object_array_add(failed, json_object_new_string(schema_gate_name(g) ?: "?"));
 	}
+	json_object_object_add(o, "prediction", prediction_view(n->accept));
 	schema_accept_engine_gates(n->accept, &run, &efailed);
 	{
 		json_object *go = json_object_new_object();
@@ -162,6 +187,26 @@ static json_object *drive_view(json_object *cls, const char *model, const char *
 	return o;
 }
 
+/* A node as people read it: its name, and the hosts its records claim when they are others
+ * ("gpu-b (claims dgx4)"), from its view's host and claimed_hosts. */
+static char *node_name(json_object *view)
+{
+	json_object *c = jget_array(view, "claimed_hosts");
+	char *s = xstrdup(jget_str(view, "host") ?: "?");
+
+	for (size_t i = 0; c && i < json_object_array_length(c); i++) {
+		char *x = xasprintf("%s%s%s", s, i ? ", " : " (claims ", json_object_get_string(jarray_at(c, i)));
+		free(s);
+		s = x;
+	}
+	if (c && json_object_array_length(c)) {
+		char *x = xasprintf("%s)", s);
+		free(s);
+		s = x;
+	}
+	return s;
+}
+
 /* One node's row, and its check: the worst of its steps as the report judges them. */
 static json_object *node_view(struct record *rec, const struct node *n, const struct node *ref, json_object *names)
 {
@@ -171,6 +216,12 @@ static json_object *node_view(struct record *rec, const struct node *n, const st
 	double v;
 
 	jset_str(o, "host", n->host);
+	{
+		json_object *c = json_object_new_array();
+		for (size_t i = 0; i < n->claimed.n; i++)
+			json_object_array_add(c, json_object_new_string(n->claimed.v[i]));
+		json_object_object_add(o, "claimed_hosts", c);
+	}
 	if (pf) {
 		json_object *src = jget_object(pf, "source"), *sid = jget_object(pf, "source_identity"), *tid = jget_object(pf, "target_identity");
 		json_object *p = json_object_new_object(), *paths = jget_object(pf, "paths");
@@ -236,7 +287,10 @@ static json_object *node_view(struct record *rec, const struct node *n, const st
 	} else
 		json_object_object_add(o, "report", NULL);
 	jset_str(o, "status", status_name(worst));
-	record_check(rec, "node", worst, "%s: %s", n->host, why ?: "no preflight, accept or report");
+	{
+		_cleanup_free_ char *name = node_name(o);
+		record_check(rec, "node", worst, "%s: %s", name, why ?: "no preflight, accept or report");
+	}
 	{
 		/* the check names its node for tools; the id stays "node" so the set of ids is fixed */
 		json_object *checks = jget(rec->root, "checks");
@@ -248,26 +302,35 @@ static json_object *node_view(struct record *rec, const struct node *n, const st
 int step_fleet_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	struct node_set set = { 0 };
+	struct node_inputs in = { 0 };
 	const char *refname = NULL, *ref_from = NULL;
 	const struct node *ref = NULL;
 	json_object *names, *nodes, *r_o;
-	int c, r;
+	int c, r = 0;
 
-	while ((c = getopt_long(argc, argv, "", step_getopt(fleet_options), NULL)) != -1) {
-		if (c == 'r' && *optarg)
+	/* "-": operands come back as 1 in their place among the --node options, so nodes keep the
+	 * command line's order */
+	while (!r && (c = getopt_long(argc, argv, "-", step_getopt(fleet_options), NULL)) != -1) {
+		if (c == 1)
+			nodes_input_record(&in, optarg);
+		else if (c == 'N')
+			r = nodes_input_option(ctx, &in, optarg);
+		else if (c == 'r' && *optarg)
 			refname = optarg;
 		else
-			return step_bad_option(ctx, argc, argv);
+			r = step_bad_option(ctx, argc, argv);
 	}
-	if (optind >= argc)
-		return ctx_error(ctx, EXIT_USAGE, "fleet takes the records or reports of one or more nodes "
-						  "(STATE/preflight.json, STATE/accept.json, report.json); see 'swaptool help fleet'");
-	for (int i = optind; i < argc; i++) {
-		r = nodes_add_file(ctx, &set, argv[i]);
-		if (r) {
-			nodes_free(&set);
-			return r;
-		}
+	for (int i = optind; !r && i < argc; i++)
+		nodes_input_record(&in, argv[i]);
+	if (!r && !in.n)
+		r = ctx_error(ctx, EXIT_USAGE, "fleet takes the records or reports of one or more nodes "
+					       "(STATE/preflight.json, STATE/accept.json, report.json); see 'swaptool help fleet'");
+	if (!r)
+		r = nodes_read(ctx, &set, &in);
+	nodes_inputs_free(&in);
+	if (r) {
+		nodes_free(&set);
+		return r;
 	}
 	if (refname) {
 		for (size_t i = 0; i < set.nnodes && !ref; i++)
@@ -320,11 +383,24 @@ static void cell_bytes_delta(struct table *t, json_object *v)
 		table_cellf(t, "%+.1f GB", json_object_get_double(v) / 1e9);
 }
 
+/* "13.1 s fail (rand16)": the worst chunk, its status and the run */
+static void cell_prediction(struct table *t, json_object *p)
+{
+	double v;
+
+	if (!p)
+		table_cellf(t, "-");
+	else if (jnum(p, "worst_chunk_s", &v))
+		table_cellf(t, "%.*f s %s (%s)", v < 10 ? 2 : 1, v, jget_str(p, "status") ?: "?", jget_str(p, "run") ?: "?");
+	else
+		table_cellf(t, "never %s (%s)", jget_str(p, "status") ?: "?", jget_str(p, "run") ?: "?");
+}
+
 void step_fleet_render(const struct ctx *ctx, json_object *record)
 {
 	json_object *nodes = jget_array(record, "nodes"), *names = jget_array(record, "runs"), *ref = jget_object(record, "reference");
 	size_t nruns = names ? json_object_array_length(names) : 0;
-	_cleanup_table_ struct table *t = table_new(7), *a = table_new((unsigned)(3 + nruns));
+	_cleanup_table_ struct table *t = table_new(7), *a = table_new((unsigned)(4 + nruns));
 
 	out_heading(ctx, "Drives");
 	table_header(t, "host", "drive", "class", "HMB", "target", "delta", "path");
@@ -340,7 +416,8 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 		tcls = tg ? xasprintf("%s%s%s%s", jget_str(tg, "model") ?: "-", jget_str(tg, "class_verdict") ? " (" : "",
 				      jget_str(tg, "class_verdict") ?: "", jget_str(tg, "class_verdict") ? ")" : "")
 			  : xstrdup("-");
-		table_cellf(t, "%s", jget_str(n, "host") ?: "?");
+		_cleanup_free_ char *name = node_name(n);
+		table_cellf(t, "%s", name);
 		table_cellf(t, "%s", jget_str(d, "model") ?: jget_str(jget_object(n, "accept"), "model") ?: "-");
 		table_cellf(t, "%s", cls);
 		table_cellf(t, "%s", hmb);
@@ -352,14 +429,15 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 
 	out_heading(ctx, "Accept against %s (node/reference: above 1 is faster)", jget_str(ref, "host") ?: "no reference");
 	{
-		const char **hdr = xcalloc(3 + nruns, sizeof(*hdr));
+		const char **hdr = xcalloc(4 + nruns, sizeof(*hdr));
 		hdr[0] = "host";
 		for (size_t k = 0; k < nruns; k++)
 			hdr[1 + k] = json_object_get_string(jarray_at(names, k));
-		hdr[1 + nruns] = "gates";
-		hdr[2 + nruns] = "status";
+		hdr[1 + nruns] = "predicted chunk";
+		hdr[2 + nruns] = "gates";
+		hdr[3 + nruns] = "status";
 		/* table_header is variadic with a fixed count; the run columns vary, so build the header as a row */
-		for (size_t k = 0; k < 3 + nruns; k++)
+		for (size_t k = 0; k < 4 + nruns; k++)
 			table_cellf(a, "%s", hdr[k]);
 		free(hdr);
 	}
@@ -370,7 +448,8 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 		json_object *runs = jget_array(acc, "runs"), *g = jget_object(acc, "gates");
 		enum status st = ST_SKIP;
 
-		table_cellf(a, "%s", jget_str(n, "host") ?: "?");
+		_cleanup_free_ char *name = node_name(n);
+		table_cellf(a, "%s", name);
 		for (size_t k = 0; k < nruns; k++) {
 			const char *name = json_object_get_string(jarray_at(names, k));
 			json_object *r = NULL, *ratio_v;
@@ -394,6 +473,7 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 			else
 				table_cellf(a, "%.1f K%s", v / 1000, rt);
 		}
+		cell_prediction(a, jget_object(acc, "prediction"));
 		if (g)
 			table_cellf(a, "%" PRIu64 "/%" PRIu64 "%s", jget_u64(g, "passed"), jget_u64(g, "total"),
 				    streq(jget_str(g, "engine"), "not run") ? "" : streq(jget_str(g, "engine"), "failed") ? ", engine failed" : ", engine");

@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static const struct step_operand metrics_operands[] = {
@@ -18,6 +19,9 @@ static const struct step_operand metrics_operands[] = {
 };
 
 static const struct step_option metrics_options[] = {
+	{ { "node", required_argument, NULL, 'N' }, "NAME=FILE",
+	  "FILE is a record or report of node NAME (e.g. the inventory's name),\n"
+	  "whatever host it claims; repeatable" },
 	{ { "out", required_argument, NULL, 'o' }, "FILE",
 	  "write FILE atomically, mode 0644 (e.g. in node_exporter's textfile directory)" },
 	STEP_OPTIONS_END,
@@ -26,7 +30,7 @@ static const struct step_option metrics_options[] = {
 const struct step step_metrics = {
 	.name = "metrics",
 	.summary = "records and reports as node_exporter textfile metrics (Prometheus text format)",
-	.synopsis = "swaptool metrics RECORD... [--out FILE]\n",
+	.synopsis = "swaptool metrics [RECORD...] [--node NAME=FILE]... [--out FILE]\n",
 	.operands = metrics_operands,
 	.options = metrics_options,
 	.run = step_metrics_run,
@@ -75,6 +79,9 @@ enum {
 	F_ACC_LAT_MAX,
 	F_ACC_GATE,
 	F_ACC_ENGINE,
+	F_ACC_PRED_CHUNK,
+	F_ACC_PRED_STATUS,
+	F_ACC_PRED_SPIN,
 	F_REP_VERDICT,
 	F_REP_SIGNED,
 	F_COUNT,
@@ -112,14 +119,24 @@ static const struct family family_defs[F_COUNT] = {
 	[F_ACC_LAT_MAX] = { "swaptool_accept_read_latency_max_seconds", "gauge", "Slowest read of an accept run." },
 	[F_ACC_GATE] = { "swaptool_accept_gate_passed", "gauge", "Whether an accept gate passed (1) or failed (0)." },
 	[F_ACC_ENGINE] = { "swaptool_accept_engine_gates_run", "gauge", "Whether accept ran the engine gates." },
+	[F_ACC_PRED_CHUNK] = { "swaptool_accept_predicted_chunk_seconds", "gauge", "Worst time one prefill chunk's reads take at an accept run's IOPS, predicted (+Inf: no read completed)." },
+	[F_ACC_PRED_STATUS] = { "swaptool_accept_predicted_status", "gauge", "Status of an accept run's engine prediction: 1 for its status, 0 for the others." },
+	[F_ACC_PRED_SPIN] = { "swaptool_accept_predicted_spin_limit_seconds", "gauge", "The collective's spin limit the prediction was judged against (bound low or high)." },
 	[F_REP_VERDICT] = { "swaptool_report_verdict", "gauge", "Verdict of the signed report: 1 for its verdict, 0 for the others." },
 	[F_REP_SIGNED] = { "swaptool_report_signed", "gauge", "Whether the report is signed." },
 };
 
-/* The labels every sample carries: which node and which drive. */
+/* The labels every sample carries: which node and which drive; claimed_host too when the
+ * record's own host is not the node's --node NAME. */
 struct ids {
-	const char *host, *device, *serial, *model;
+	const char *host, *claimed, *device, *serial, *model;
 };
+
+/* The host a record claims when it is not the node's name, else NULL. */
+static const char *claimed(const char *node, const char *host)
+{
+	return host && !streq(host, node) ? host : NULL;
+}
 
 /* A label value per the exposition format: backslash, double quote and newline escaped. Bytes that
  * are not UTF-8 (records are hostile input) become '?', which the format then accepts. */
@@ -163,7 +180,7 @@ static void put_value(FILE *f, double v)
 		fprintf(f, "%.15g", v);
 }
 
-/* One sample: `name{host,device,serial,model[,k=v]...} value`; extra labels are NULL-terminated
+/* One sample: `name{host[,claimed_host],device,serial,model[,k=v]...} value`; extra labels are NULL-terminated
  * key/value pairs. `suffix` names a summary's _sum or _count. */
 static void sample(struct family *fams, int fam, const char *suffix, const struct ids *id, double v, ...)
 {
@@ -179,6 +196,10 @@ static void sample(struct family *fams, int fam, const char *suffix, const struc
 	fprintf(F->f, "%s%s{", F->name, suffix ?: "");
 	put_label(F->f, "host", id->host);
 	fputc(',', F->f);
+	if (id->claimed) {
+		put_label(F->f, "claimed_host", id->claimed);
+		fputc(',', F->f);
+	}
 	put_label(F->f, "device", id->device);
 	fputc(',', F->f);
 	put_label(F->f, "serial", id->serial);
@@ -276,9 +297,10 @@ static void preflight(struct family *fams, const char *host, json_object *pf)
 {
 	json_object *src = jget_object(pf, "source"), *tgt = jget_object(pf, "target"), *paths = jget_object(pf, "paths");
 	json_object *sid = schema_preflight_identity(pf, false), *tid = schema_preflight_identity(pf, true);
-	struct ids s = { host, jget_str(src, "path"), jget_str(src, "serial") ?: jget_str(sid, "serial"),
+	const char *c = claimed(host, schema_host(pf));
+	struct ids s = { host, c, jget_str(src, "path"), jget_str(src, "serial") ?: jget_str(sid, "serial"),
 			 jget_str(src, "model") ?: jget_str(sid, "model") };
-	struct ids t = { host, jget_str(tgt, "path"), jget_str(tid, "serial"), jget_str(tid, "model") };
+	struct ids t = { host, c, jget_str(tgt, "path"), jget_str(tid, "serial"), jget_str(tid, "model") };
 	static const char *const path_names[] = { SCHEMA_PATH_RAW_CLONE, SCHEMA_PATH_FS_CLONE, SCHEMA_PATH_FRESH_INSTALL };
 
 	finished(fams, &s, pf, "preflight");
@@ -303,8 +325,36 @@ static void accept_ids(const char *host, json_object *acc, struct ids *id)
 {
 	json_object *d = schema_accept_drive(acc), *t = jget_object(acc, "target");
 
-	*id = (struct ids){ host, jget_str(d, "disk") ?: jget_str(t, "device") ?: jget_str(t, "path"),
+	*id = (struct ids){ host, claimed(host, schema_host(acc)), jget_str(d, "disk") ?: jget_str(t, "device") ?: jget_str(t, "path"),
 			    jget_str(d, "serial"), jget_str(d, "model") };
+}
+
+static const char *const prediction_states[] = { "pass", "warn", "fail", NULL };
+
+/* A run's engine prediction (src/predict.h): its worst chunk, +Inf when it never completes, and
+ * its status; nothing for a run without one or with a status that is none of the three. */
+static void prediction(struct family *fams, const struct ids *id, const char *run, json_object *pred)
+{
+	const char *st = schema_prediction_status(pred);
+
+	if (!st)
+		return;
+	sample(fams, F_ACC_PRED_CHUNK, NULL, id, schema_prediction_s(pred, "worst_chunk_s"), "run", run, NULL);
+	for (size_t i = 0; prediction_states[i]; i++)
+		sample(fams, F_ACC_PRED_STATUS, NULL, id, streq(prediction_states[i], st), "run", run, "status",
+		       prediction_states[i], NULL);
+}
+
+/* The spin limit the judged prediction was held against, for alerts on the chunk time. */
+static void prediction_spin(struct family *fams, const struct ids *id, json_object *pred)
+{
+	json_object *spin = jget_object(pred, "spin_limit_s");
+	int64_t low, high;
+
+	if (jint(spin, "low", &low) && jint(spin, "high", &high) && low > 0 && low <= high) {
+		sample(fams, F_ACC_PRED_SPIN, NULL, id, (double)low, "bound", "low", NULL);
+		sample(fams, F_ACC_PRED_SPIN, NULL, id, (double)high, "bound", "high", NULL);
+	}
 }
 
 static void accept(struct family *fams, const char *host, json_object *acc)
@@ -344,7 +394,9 @@ static void accept(struct family *fams, const char *host, json_object *acc)
 		}
 		if (jnum(lat, "max", &v))
 			sample(fams, F_ACC_LAT_MAX, NULL, &id, v / 1e6, "run", name, NULL);
+		prediction(fams, &id, name, schema_run_prediction(r));
 	}
+	prediction_spin(fams, &id, schema_accept_prediction(acc, NULL));
 	for (size_t i = 0; gates && i < json_object_array_length(gates); i++) {
 		json_object *g = jarray_at(gates, i);
 		const char *name = schema_gate_name(g), *st = schema_gate_status(g);
@@ -359,20 +411,69 @@ static void accept(struct family *fams, const char *host, json_object *acc)
 static void report(struct family *fams, const struct node *n)
 {
 	static const char *const rv[] = { "accepted", "rejected", "incomplete", NULL };
-	struct ids id = { n->host, NULL, NULL, NULL };
+	struct ids id = { n->host, NULL, NULL, NULL, NULL };
 
 	if (!n->report_verdict)
 		return;
 	if (n->accept)
 		accept_ids(n->host, n->accept, &id);
+	id.claimed = claimed(n->host, n->report_host);
 	stateset(fams, F_REP_VERDICT, &id, "verdict", n->report_verdict, rv);
 	sample(fams, F_REP_SIGNED, NULL, &id, n->report_signed, NULL);
+}
+
+/* The inputs of steps that hold no metrics (plan, backup, ...) each get a warning, shown on stderr:
+ * they used to add nothing without a word, and a file of them alone wrote 0 bytes with exit 0. When
+ * no input holds metrics, exit 2 and nothing is written, so an --out that node_exporter scrapes keeps
+ * its last figures. 0, or the exit code. */
+static int inputs_without_metrics(struct ctx *ctx, struct record *rec, const struct node_set *set)
+{
+	const char *first = NULL, *first_step = NULL;
+	size_t n = 0, ninputs = json_object_array_length(set->inputs);
+
+	for (size_t i = 0; i < ninputs; i++) {
+		json_object *in = jarray_at(set->inputs, i);
+
+		if (!streq(jget_str(in, "kind"), "ignored"))
+			continue;
+		if (!n++)
+			first = jget_str(in, "file"), first_step = jget_str(in, "step");
+		record_check(rec, "ignored-input", ST_WARN, "'%s' is a %s record, which holds no metrics (preflight "
+			     "and accept records and reports do); it is left out", jget_str(in, "file"),
+			     jget_str(in, "step"));
+	}
+	if (n < ninputs)
+		return 0;
+	if (n > 1)
+		return ctx_error(ctx, EXIT_USAGE, "none of the %zu inputs holds metrics ('%s' is a %s record); give "
+				 "preflight or accept records or reports (STATE/preflight.json, STATE/accept.json, "
+				 "report.json)", n, first, first_step);
+	return ctx_error(ctx, EXIT_USAGE, "'%s' is a %s record, which holds no metrics; give preflight or accept "
+			 "records or reports (STATE/preflight.json, STATE/accept.json, report.json)", first, first_step);
+}
+
+/* --out must not be one of the inputs by another name (the same path, a symlink, a hard link):
+ * the rename would replace the record it was made from. By identity, as backup, restore and report
+ * judge their outputs (docs/swaptool-safety.7, another name for an output); exit 2 before anything
+ * is read or written. */
+static int out_not_input(struct ctx *ctx, const char *out, const struct node_inputs *in)
+{
+	struct stat o, i;
+
+	if (stat(out, &o) < 0)
+		return 0;
+	for (size_t k = 0; k < in->n; k++)
+		if (stat(in->v[k].file, &i) == 0 && i.st_dev == o.st_dev && i.st_ino == o.st_ino)
+			return ctx_error(ctx, EXIT_USAGE, "--out '%s' is '%s', one of the inputs, so writing would replace it; "
+					 "name a new file, e.g. in node_exporter's textfile directory", out, in->v[k].file);
+	return 0;
 }
 
 int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 {
 	struct family fams[F_COUNT];
 	struct node_set set = { 0 };
+	struct node_inputs in = { 0 };
 	const char *out = NULL;
 	_cleanup_free_ char *text = NULL;
 	size_t text_len = 0;
@@ -380,23 +481,37 @@ int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	FILE *f;
 	int c, r = 0;
 
-	while ((c = getopt_long(argc, argv, "", step_getopt(metrics_options), NULL)) != -1) {
-		if (c == 'o' && *optarg)
+	/* "-": operands come back as 1 in their place among the --node options (fleet.c) */
+	while (!r && (c = getopt_long(argc, argv, "-", step_getopt(metrics_options), NULL)) != -1) {
+		if (c == 1)
+			nodes_input_record(&in, optarg);
+		else if (c == 'N')
+			r = nodes_input_option(ctx, &in, optarg);
+		else if (c == 'o' && *optarg)
 			out = optarg;
 		else
-			return step_bad_option(ctx, argc, argv);
+			r = step_bad_option(ctx, argc, argv);
 	}
-	if (optind >= argc)
-		return ctx_error(ctx, EXIT_USAGE, "metrics takes one or more records or reports (STATE/preflight.json, "
-						  "STATE/accept.json, report.json); see 'swaptool help metrics'");
-	for (int i = optind; i < argc; i++) {
-		r = nodes_add_file(ctx, &set, argv[i]);
-		if (r) {
-			nodes_free(&set);
-			return r;
-		}
+	for (int i = optind; !r && i < argc; i++)
+		nodes_input_record(&in, argv[i]);
+	if (!r && !in.n)
+		r = ctx_error(ctx, EXIT_USAGE, "metrics takes one or more records or reports (STATE/preflight.json, "
+					       "STATE/accept.json, report.json); see 'swaptool help metrics'");
+	if (!r && out)
+		r = out_not_input(ctx, out, &in);
+	if (!r)
+		r = nodes_read(ctx, &set, &in);
+	nodes_inputs_free(&in);
+	if (r) {
+		nodes_free(&set);
+		return r;
 	}
 
+	r = inputs_without_metrics(ctx, rec, &set);
+	if (r) {
+		nodes_free(&set);
+		return r;
+	}
 	memcpy(fams, family_defs, sizeof(fams));
 	for (size_t i = 0; i < set.nnodes; i++) {
 		const struct node *n = &set.nodes[i];
@@ -444,6 +559,11 @@ int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 
 void step_metrics_render(const struct ctx *ctx, json_object *record)
 {
+	json_object *checks = jget_array(record, "checks");
+
+	for (size_t i = 0; i < json_object_array_length(checks); i++)
+		if (streq(jget_str(jarray_at(checks, i), "status"), "warn"))
+			out_warning(ctx, "%s", jget_str(jarray_at(checks, i), "summary"));
 	if (jget_str(record, "out"))
 		out_line(ctx, "wrote %" PRIu64 " samples for %" PRIu64 " nodes to %s", jget_u64(record, "samples"),
 			 jget_u64(record, "nodes"), jget_str(record, "out"));

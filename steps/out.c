@@ -181,6 +181,17 @@ void out_error(const struct ctx *ctx, int code, const char *msg)
 	fputc('\n', stderr);
 }
 
+void out_warning(const struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	out_text(stderr, "swaptool%s%s: warning: ", ctx->step ? " " : "", ctx->step ? ctx->step : "");
+	va_start(ap, fmt);
+	out_vtext(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 /* The progress line (stderr, a terminal) rewritten in place; `end` "\n" keeps it as a note. */
 static void status_line(const struct ctx *ctx, const char *end, const char *fmt, va_list ap)
 {

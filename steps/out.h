@@ -21,6 +21,9 @@ void out_line(const struct ctx *ctx, const char *fmt, ...) __attribute__((format
 /* Text of many lines made elsewhere (report.txt, metrics' exposition) on stdout, even in --json
  * mode's absence of tables; escaped as out_line is, its newlines kept. */
 void out_block(const char *text);
+/* "swaptool STEP: warning: ..." on stderr, escaped as out_line is: for a step whose stdout is data
+ * (metrics' exposition), so that what it warns of cannot be mistaken for that data. */
+void out_warning(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "PASS"/"WARN"/"FAIL"/"skip", coloured when allowed. */
 const char *out_status(const struct ctx *ctx, enum status st);
 /* The checks of a record as a table: status, id, summary. */

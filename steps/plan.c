@@ -11,6 +11,7 @@
 #include "ident.h"
 #include "layout.h"
 #include "planrun.h"
+#include "schema.h"
 #include "size.h"
 
 static const struct step_option plan_options[] = {
@@ -90,11 +91,29 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct plan_args *
 	return 0;
 }
 
+/* The serials preflight established (NVMe identify, or nvme-cli dumps of the source) where this
+ * plan's disks leave them unknown (an image, a target given as a size), so path 2 names the drives
+ * as the earlier step did. Only a record of the same sizes lends them: one of other drives does not. */
+static void serials_from_preflight(const struct ctx *ctx, struct disk *src, struct plan_target *t, char **lent)
+{
+	_cleanup_json_ json_object *pre = NULL;
+	struct schema_drive td;
+
+	if (record_load(ctx->state_dir, "preflight", &pre) < 0)
+		return;
+	if (!src->serial && schema_preflight_source_bytes(pre) == src->size_bytes &&
+	    jget_str(jget(pre, "source"), "serial"))
+		src->serial = xstrdup(jget_str(jget(pre, "source"), "serial"));
+	if (!t->serial && schema_preflight_target_drive(pre, &td) && td.size_bytes == t->bytes && td.serial) {
+		t->serial = *lent = xstrdup(td.serial);
+	}
+}
+
 int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
 		  const char *home, unsigned opts, struct disk *src, struct layout *l, struct plan *p)
 {
 	_cleanup_(disk_closep) struct disk tgt = { .fd = -1 };
-	_cleanup_free_ char *why = NULL;
+	_cleanup_free_ char *why = NULL, *lent = NULL;
 	struct plan_target t = { .spec = tgt_spec, .lba_size = tgt_lba_size };
 	int r;
 
@@ -108,6 +127,7 @@ int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const
 	r = step_open_source(ctx, source, image_lba, src);
 	if (r)
 		return r;
+	serials_from_preflight(ctx, src, &t, &lent);
 	r = plan_for(src, &t, ctx->profile, home, opts, l, p, &why);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));

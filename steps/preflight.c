@@ -422,6 +422,7 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	jset_str(sj, "path", src.path);
 	jset_str(sj, "device", src.dev);
 	jset_str(sj, "kind", src.kind == DISK_IMAGE ? "image" : src.kind == DISK_BLOCK ? "block" : "nvme-controller");
+	jset_str(sj, "transport", src.kind == DISK_IMAGE ? "file" : disk_transport(src.sysname));
 	jset_u64(sj, "size_bytes", src.size_bytes);
 	jset_u64(sj, "lba_size", src.lba_size);
 	jset_u64(sj, "lba_count", src.lba_count);
@@ -435,6 +436,11 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	tj = json_object_new_object();
 	jset_str(tj, "spec", a.t.spec);
 	jset_str(tj, "path", tgt_is_disk ? tgt.path : NULL);
+	/* who the target is, so that report can tell whether accept measured this drive */
+	jset_str(tj, "disk", tgt_is_disk ? tgt.sysname : NULL);
+	jset_str(tj, "transport", !tgt_is_disk ? NULL : tgt.kind == DISK_IMAGE ? "file" : disk_transport(tgt.sysname));
+	jset_str(tj, "model", tgt_is_disk ? tgt.model : NULL);
+	jset_str(tj, "serial", tgt_is_disk ? tgt.serial : NULL);
 	jset_u64(tj, "size_bytes", tgt_bytes);
 	jset_u64(tj, "lba_size", tgt_lba);
 	jset_u64(tj, "lba_count", l.tgt_geo.lba_count);

@@ -32,7 +32,7 @@ const struct step step_report = {
 	.options = report_options,
 	.run = step_report_run,
 	.render = step_report_render,
-	.flags = STEP_SAVES_RECORD,
+	.flags = STEP_SAVES_RECORD | STEP_READS_STATE,
 };
 
 /* The host key is the default signer as root: every node has one, and the fleet already trusts it. */

@@ -2,7 +2,6 @@
 /* status: which steps are done, their verdicts and why, and the next step for the chosen path. */
 #include "steps.h"
 
-#include <sys/stat.h>
 #include "report.h"
 
 static const struct step_option status_options[] = {
@@ -19,7 +18,7 @@ const struct step step_status = {
 	.options = status_options,
 	.run = step_status_run,
 	.render = step_status_render,
-	.flags = 0,
+	.flags = STEP_READS_STATE,
 };
 
 static char *command_for(const char *step, json_object *pre, json_object *backup)
@@ -86,18 +85,6 @@ static int parse_args(struct status_job *j, int argc, char **argv)
  * it, since guessing past it would misstate where the swap stands. 0, or the exit code. */
 static int load_records(struct status_job *j)
 {
-	struct stat st;
-
-	/* a mistyped --state would show every step "not run": say what is wrong instead, as lsblk
-	 * and nvme-cli do for a path that does not exist (the default directory that no step has made
-	 * yet is a fresh node: nothing has run) */
-	if (j->ctx->state_given && (stat(j->ctx->state_dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
-		const char *what = access(j->ctx->state_dir, F_OK) < 0 ? "does not exist" : "is not a directory";
-
-		return ctx_error(j->ctx, EXIT_FAILED,
-				 "state directory '%s' %s: no step has saved a record there; name the one the steps "
-				 "used with --state", j->ctx->state_dir, what);
-	}
 	for (size_t i = 0; i < SS_N; i++) {
 		_cleanup_free_ char *lwhy = NULL;
 		int r = record_load_why(j->ctx->state_dir, schema_steps[i], &j->recs[i], &lwhy);

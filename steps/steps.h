@@ -38,6 +38,8 @@
 enum step_flags {
 	STEP_SAVES_RECORD = 1 << 0, /* main writes the record to the state directory */
 	STEP_READS_ONLY = 1 << 1,   /* changes nothing: its result is shown even when its record cannot be saved */
+	STEP_READS_STATE = 1 << 2,  /* its result is the records in the state directory (status, report): a
+				     * --state that is not a directory is refused before the lock would make it */
 };
 
 /* One option of a step, declared once: getopt_long parses it and the usage lists it from here

@@ -13,9 +13,10 @@ run 0 "$SWAPTOOL" --state "$STATE" report --no-sign --out "$TMP/o"
 H=$TMP/o/report.html
 # self-contained: no external assets, no scripts
 grep -Eiq '(src|href)=|url\(|@import|<script|<link' "$H" && fail "report.html refers to something outside itself"
-[ "$(grep -c '<svg class="chart"' "$H")" = 2 ] || fail "expected the percentile chart and the sweep chart"
+[ "$(grep -c '<svg class="chart"' "$H")" = 3 ] || fail "expected the percentile chart, the sweep chart and the prediction's"
 [ "$(grep -c 'data-chart="percentiles"' "$H")" = 1 ] || fail "no percentile chart"
 [ "$(grep -c 'data-chart="sweep"' "$H")" = 1 ] || fail "no sweep chart"
+[ "$(grep -c 'data-chart="prediction"' "$H")" = 1 ] || fail "no chart of the predicted chunk time"
 grep -q 'gate rand16-p50 &lt;= 250 us (pass)' "$H" || fail "the p50 gate is not drawn"
 grep -q 'gate rand64-p99.9 &lt;= 2000 us (pass)' "$H" || fail "the p99.9 gate is not drawn"
 grep -q '<td class="st st-trap">TRAP</td>' "$H" || fail "preflight's trap is not a TRAP cell"

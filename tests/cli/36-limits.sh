@@ -15,7 +15,7 @@ R="$TMP/root"
 mkdir -p "$R"
 
 one_doc() { [ "$(printf '%s' "$OUT" | jq -s 'length')" = 1 ] || fail "stdout is not exactly one JSON document: $OUT"; }
-limits() { printf '[limits]\n%s\n' "$@" >"$TMP/limits.ini"; }
+limits() { { echo '[limits]'; printf '%s\n' "$@"; } >"$TMP/limits.ini"; }
 
 # ---- the gzip bomb: 200 MB of zeros after the tar data, 200 KB compressed ----
 (cat "$H/good.tar"; head -c 200M /dev/zero) | gzip -1 >"$TMP/bomb.tar.gz"

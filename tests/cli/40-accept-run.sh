@@ -18,20 +18,7 @@ head -c 64M /dev/urandom >"$F"
 sync "$F"
 
 # gates every drive passes, and gates none does: the verdict follows the thresholds, not the disk
-cat >"$TMP/lenient.ini" <<'INI'
-[run rand16]
-min_iops = 1
-max_p50_us = 100000000
-[run rand64]
-min_iops = 1
-max_p99_9_us = 100000000
-[run seq]
-min_mb_s = 1
-# the engine predicted from these figures passes too (a loaded test disk is slow)
-[workload]
-spin_limit_low = 86400
-spin_limit_high = 86400
-INI
+lenient_profile "$TMP/lenient.ini"
 cat >"$TMP/strict.ini" <<'INI'
 [run rand16]
 min_iops = 100000000

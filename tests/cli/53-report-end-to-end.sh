@@ -43,11 +43,18 @@ spin_limit_high = 86400
 INI
 P=(--profile "$TMP/p.ini" --state "$STATE")
 "$MKDISK" incident "$TMP/dgx4.img" >/dev/null
-run 4 "$SWAPTOOL" "${P[@]}" preflight "$TMP/dgx4.img" --target 2000398934016
+# the new drive: a loop device of the incident's target size, so that accept measures the target
+# preflight planned for (report says "accepted" of no other drive: issue 31)
+need_loop
+truncate -s 2000398934016 "$TMP/new.img"
+attach "$TMP/new.img"
+NEW=$DEV
+# what accept reads there: random bytes in the middle, where the working set is centered
+dd if=/dev/urandom of="$TMP/new.img" bs=1M count=40 seek=$(((2000398934016 >> 20) / 2 - 20)) conv=notrunc status=none
+run 4 "$SWAPTOOL" "${P[@]}" preflight "$TMP/dgx4.img" --target "$NEW"
 run 0 "$SWAPTOOL" "${P[@]}" backup --root "$D" --home /home/nv --out "$TMP/b.tar.gz"
 run 0 "$SWAPTOOL" "${P[@]}" verify "$TMP/b.tar.gz" --root "$D"
-head -c $((64 << 20)) /dev/urandom >"$TMP/shard"
-run 0 "$SWAPTOOL" "${P[@]}" accept "$TMP/shard" --force
+run 0 "$SWAPTOOL" "${P[@]}" accept "$NEW" --force
 ok "real records: preflight (clone trap), backup, verify, accept with engine gates"
 
 ssh-keygen -q -t ed25519 -N '' -C demo -f "$TMP/key"

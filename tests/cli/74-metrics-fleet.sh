@@ -61,7 +61,7 @@ has "swaptool_accept_engine_gates_run{$A4} 0"
 has 'swaptool_accept_iops{host="dgx5",device="/dev/nvme0n1",serial="",model="",run="rand64",mode="randread",inflight="64"} 204000'
 has 'swaptool_record_finished_timestamp_seconds{host="dgx5",device="/dev/nvme0n1",serial="",model="",step="accept"} '"$(date -d 2026-11-04T09:01:00Z +%s)"
 # dgx7 from its report: the embedded records, and the report's verdict
-A7='host="dgx7",device="/dev/nvme0n1",serial="",model=""'
+A7='host="dgx7",device="nvme0n1",serial="A5KQB4390K3KGP",model="Corsair MP600 MINI"'
 has "swaptool_report_verdict{$A7,verdict=\"accepted\"} 1"
 has "swaptool_report_signed{$A7} 0"
 has "swaptool_accept_iops{$A7,run=\"rand16\",mode=\"randread\",inflight=\"16\"} 118200.5"

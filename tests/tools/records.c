@@ -2,6 +2,7 @@
 /* Test fixtures: the incident's records (docs/incident.md numbers), built like the steps build them. */
 #include "util.h"
 #include "records.h"
+#include "predict.h"
 #include "report.h"
 #include "schema.h"
 
@@ -91,6 +92,12 @@ static json_object *preflight(void)
 	jset_u64(tgt, "lba_size", 512);
 	jset_u64(tgt, "lba_count", 3907029168);
 	jset_u64(tgt, "last_usable_lba", 3907029134);
+	/* the new drive not attached yet: named by --target-model, which accept's drive matches with
+	 * the size (report_target_match) */
+	c = obj(r.root, "target_identity");
+	jset_bool(c, "nvme", false);
+	jset_str(c, "from", "model");
+	jset_str(c, "model", "Corsair MP600 MINI");
 	jset_i64(r.root, "delta_bytes", -48009314304);
 	paths = obj(r.root, "paths");
 	jset_bool(obj(paths, SCHEMA_PATH_RAW_CLONE), "possible", false);
@@ -190,6 +197,39 @@ struct run {
 	bool overs;
 };
 
+/* The engine predicted from a random run or a sweep point, as accept writes it (the profile's
+ * default workload: docs/incident.md's figures); the fixtures have no per-second counts, so the
+ * worst chunk is the chunk at the mean. */
+static void add_prediction(json_object *run)
+{
+	struct predict_workload w;
+	json_object *p = NULL;
+
+	predict_workload_defaults(&w);
+	if (predict_run_json(&w, run, &p, NULL) < 0)
+		abort();
+	json_object_object_add(run, "engine_prediction", p);
+}
+
+/* accept's engine-prediction check: the run whose worst chunk is slowest (src/accept.c). */
+static void prediction_check(struct record *r, json_object *runs)
+{
+	json_object *worst = NULL, *worst_run = NULL, *c;
+	enum status st = ST_FAIL;
+
+	for (size_t i = 0; i < json_object_array_length(runs); i++) {
+		json_object *run = json_object_array_get_idx(runs, i), *p = jget_object(run, "engine_prediction");
+
+		if (p && (!worst || predict_json_worse(p, worst)))
+			worst = p, worst_run = run;
+	}
+	status_parse(jget_str(worst, "status"), &st);
+	c = record_check(r, SCHEMA_CHECK_ENGINE_PREDICTION, st, "%s: %s", jget_str(worst_run, "name"),
+			 jget_str(worst, "summary"));
+	jset_str(c, "run", jget_str(worst_run, "name"));
+	json_object_object_add(c, "prediction", json_object_get(worst));
+}
+
 static void add_run(json_object *runs, const struct run *x)
 {
 	json_object *o = json_object_new_object(), *lat;
@@ -223,6 +263,8 @@ static void add_run(json_object *runs, const struct run *x)
 		jset_u64(o, "over_1s", 0);
 		jset_u64(o, "over_5s", 0);
 	}
+	if (!x->seq)
+		add_prediction(o);
 	json_object_array_add(runs, o);
 }
 
@@ -287,15 +329,28 @@ static json_object *accept_pass(void)
 	begin(&r, "accept", "dgx4", "2026-11-05T10:00:00Z");
 	record_check(&r, "rand16-iops", ST_PASS, "rand16: 118.2 K IOPS >= 60 K");
 	accept_target(r.root, 2000398934016, 947586117632);
+	/* the drive accept measured after the swap: preflight's target by size and model */
+	a = obj(r.root, "drive");
+	jset_str(a, "under", "/dev/nvme0n1");
+	jset_str(a, "disk", "nvme0n1");
+	jset_str(a, "device", "/dev/nvme0n1");
+	jset_str(a, "transport", "nvme");
+	jset_str(a, "controller", "nvme0");
+	jset_str(a, "kind", "nvme");
+	jset_str(a, "model", "Corsair MP600 MINI");
+	jset_str(a, "serial", "A5KQB4390K3KGP");
+	jset_u64(a, "size_bytes", 2000398934016);
 	a = arr(r.root, "runs");
 	for (size_t i = 0; i < ARRAY_SIZE(runs); i++)
 		add_run(a, &runs[i]);
+	prediction_check(&r, a);
 	a = arr(r.root, "sweep");
 	for (size_t i = 0; i < ARRAY_SIZE(ws); i++) {
 		json_object *s = json_object_new_object();
 		jset_str(s, "name", "sweep16");
 		jset_u64(s, "working_set_bytes", ws[i]);
 		setn(s, "iops", ws_iops[i]);
+		add_prediction(s);
 		json_object_array_add(a, s);
 	}
 	g = arr(r.root, "gates");
@@ -334,6 +389,7 @@ static json_object *accept_node(bool dgx4)
 	a = arr(r.root, "runs");
 	for (size_t i = 0; i < 3; i++)
 		add_run(a, &runs[i]);
+	prediction_check(&r, a);
 	g = arr(r.root, "gates");
 	add_gate(g, "rand16", SCHEMA_GATE_IOPS, !dgx4, 60000, runs[0].iops, false);
 	add_gate(g, "rand16", SCHEMA_GATE_P50, !dgx4, 250, runs[0].p50, false);
@@ -352,7 +408,7 @@ static json_object *report(void)
 	begin(&r, "report", "dgx4", "2026-11-05T12:00:00Z");
 	record_check(&r, "signature", ST_SKIP, "not signed (--no-sign)");
 	jset_str(r.root, "report_verdict", "accepted");
-	jset_str(r.root, "why", "preflight, backup, verify and accept (with the engine gates) passed");
+	jset_str(r.root, "why", "preflight, backup, verify and accept (with the engine gates) of the target drive passed");
 	json_object_object_add(r.root, "signer", NULL);
 	return end(&r, "2026-11-05T12:00:01Z");
 }

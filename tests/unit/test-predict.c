@@ -228,6 +228,9 @@ static void engine_and_json(void)
 	o = prediction_to_json(&w, &p);
 	CHECK_U64(jget_u64(o, "reads_per_chunk"), 169319);
 	CHECK_U64(jget_u64(o, "chunk_bytes"), 693530624);
+	CHECK_U64(jget_u64(o, "chunk_tokens"), 4096);
+	CHECK_U64(jget_u64(o, "cold_prompt_tokens"), 157000);
+	CHECK_U64(jget_u64(o, "cold_prompt_reads"), 6490000);
 	CHECK(near(jget_double(o, "chunk_s"), 13.126, 0.001));
 	CHECK(near(jget_double(o, "worst_chunk_s"), 13.126, 0.001));
 	CHECK(near(jget_double(o, "cold_prompt_s"), 503.101, 0.001));

@@ -121,6 +121,9 @@ static enum report_verdict verdict_of(const char *steps, char **why, json_object
 /* An accept record's evidence: a run and a harness gate judged on it. */
 #define RUNS "\"runs\":[{\"name\":\"rand16\"}]"
 #define HARNESS "{\"name\":\"rand16-iops\",\"status\":\"pass\",\"run\":\"rand16\"}"
+/* preflight's target and the drive accept measured: the same serial */
+#define TARGET "\"target\":{\"path\":\"/dev/nvme1n1\",\"serial\":\"S1\",\"size_bytes\":2000398934016}"
+#define DRIVE "\"drive\":{\"disk\":\"nvme0n1\",\"serial\":\"S1\",\"size_bytes\":2000398934016}"
 
 static void test_verdict(void)
 {
@@ -128,19 +131,19 @@ static void test_verdict(void)
 	char *why = NULL;
 	const char *pass = "{\"verdict\":\"pass\",\"checks\":[]}";
 	_cleanup_free_ char *all = xasprintf(
-		"{\"preflight\":{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS "]," PATHS "},\"backup\":%s,\"verify\":%s,"
-		"\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":true," RUNS ",\"gates\":[" HARNESS ",{\"name\":\"engine-a\",\"status\":\"pass\"}]}}",
+		"{\"preflight\":{\"verdict\":\"fail\",\"checks\":[" TRAP_CHECKS "]," PATHS "," TARGET "},\"backup\":%s,\"verify\":%s,"
+		"\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":true," RUNS "," DRIVE ",\"gates\":[" HARNESS ",{\"name\":\"engine-a\",\"status\":\"pass\"}]}}",
 		pass, pass);
 	_cleanup_free_ char *noengine = xasprintf(
-		"{\"preflight\":%s,\"backup\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":false," RUNS ",\"gates\":[" HARNESS "]}}", pass,
+		"{\"preflight\":{\"verdict\":\"pass\",\"checks\":[]," TARGET "},\"backup\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":false," RUNS "," DRIVE ",\"gates\":[" HARNESS "]}}",
 		pass, pass);
 	_cleanup_free_ char *failed = xasprintf(
 		"{\"preflight\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"fail\",\"checks\":[{\"id\":\"rand16-iops\",\"status\":\"fail\",\"summary\":\"12.9 K\"}]}}",
 		pass, pass);
 	_cleanup_free_ char *planfail = xasprintf(
-		"{\"preflight\":%s,\"backup\":%s,\"verify\":%s,\"plan\":{\"verdict\":\"fail\"},"
-		"\"accept\":{\"verdict\":\"pass\"," RUNS ",\"gates\":[" HARNESS ",{\"name\":\"engine-a\",\"status\":\"pass\"}]}}",
-		pass, pass, pass);
+		"{\"preflight\":{\"verdict\":\"pass\",\"checks\":[]," TARGET "},\"backup\":%s,\"verify\":%s,\"plan\":{\"verdict\":\"fail\"},"
+		"\"accept\":{\"verdict\":\"pass\"," RUNS "," DRIVE ",\"gates\":[" HARNESS ",{\"name\":\"engine-a\",\"status\":\"pass\"}]}}",
+		pass, pass);
 	/* issue 27: "pass" with nothing under it, and two gates of one name */
 	_cleanup_free_ char *empty = xasprintf(
 		"{\"preflight\":%s,\"backup\":%s,\"verify\":%s,\"accept\":{\"verdict\":\"pass\",\"engine_gates_run\":true,"
@@ -172,6 +175,20 @@ static void test_verdict(void)
 	CHECK(verdict_of(planfail, &why, &missing) == RV_ACCEPTED);
 	free(why);
 	json_object_put(missing);
+
+	/* issue 31: a pass of another drive than preflight's target is no acceptance of the target */
+	{
+		_cleanup_free_ char *other = xstrdup(all);
+		char *sn = strstr(strstr(other, "\"drive\""), "\"S1\"");
+
+		sn[2] = '2';
+		CHECK(verdict_of(other, &why, &missing) == RV_INCOMPLETE);
+		CHECK(strstr(why, "missing: accept of the target drive; accept measured 'nvme0n1'") == why);
+		CHECK(strstr(why, "preflight planned for '/dev/nvme1n1'") && strstr(why, "their serials differ") &&
+		      strstr(why, "swaptool accept /dev/nvme1n1"));
+		free(why);
+		json_object_put(missing);
+	}
 
 	CHECK(verdict_of(empty, &why, &missing) == RV_REJECTED);
 	CHECK_STR(why, "accept failed: no evidence: no runs: a verdict without measurements; run accept again with "

@@ -24,7 +24,8 @@ static size_t count(const char *s, const char *what)
 	return n;
 }
 
-/* A chart drawn into a string: which = 0 pctl, 1 persec, 2 sweep, 3 compare, 4 hist of runs[0]. */
+/* A chart drawn into a string: which = 0 pctl, 1 persec, 2 sweep, 3 compare, 4 hist of runs[0],
+ * 5 the prediction of report_predictions' list in runs. */
 static char *draw(int which, json_object *runs, json_object *gates, json_object *other)
 {
 	char *s = NULL;
@@ -39,6 +40,7 @@ static char *draw(int which, json_object *runs, json_object *gates, json_object 
 	case 2: report_chart_sweep(f, runs, other); break;
 	case 3: report_chart_compare(f, runs, other); break;
 	case 4: report_chart_hist(f, jarray_at(runs, 0), gates, other); break;
+	case 5: report_chart_prediction(f, runs); break;
 	}
 	fclose(f);
 	return s;
@@ -132,9 +134,41 @@ static void test_sweep_compare(void)
 	json_object_put(b);
 }
 
+/* The predicted chunk per working set: the sweep as a line, runs as points in the legend with
+ * their times, the spin limit as a band, a chunk that never completes at the top as "never". */
+static void test_prediction(void)
+{
+	json_object *p = J("[{\"name\":\"rand16\",\"working_set_bytes\":105226698752,\"sweep\":false,\"prediction\":"
+			   "{\"worst_chunk_s\":13.126,\"status\":\"fail\",\"spin_limit_s\":{\"low\":8,\"high\":20}}},"
+			   "{\"name\":\"a<b>\",\"working_set_bytes\":105226698752,\"sweep\":false,\"prediction\":"
+			   "{\"worst_chunk_s\":null,\"status\":\"fail\"}},"
+			   "{\"name\":\"sweep16\",\"working_set_bytes\":2147483648,\"sweep\":true,\"prediction\":"
+			   "{\"worst_chunk_s\":1.4,\"status\":\"evil\\\"\"}},"
+			   "{\"name\":\"sweep16\",\"working_set_bytes\":105226698752,\"sweep\":true,\"prediction\":"
+			   "{\"worst_chunk_s\":13.1,\"status\":\"fail\"}}]");
+	json_object *none = J("[]");
+	char *s = draw(5, p, NULL, NULL);
+
+	CHECK(strstr(s, "data-chart=\"prediction\"") && count(s, "<svg class=\"chart\"") == 1);
+	CHECK(strstr(s, "<g class=\"spin-band\" data-low=\"8\" data-high=\"20\">") != NULL);
+	CHECK(strstr(s, "data-series=\"sweep\" data-points=\"2\"") != NULL);
+	CHECK(count(s, "<circle class=\"prediction\"") == 4);
+	CHECK(strstr(s, "data-run=\"rand16\" data-working-set=\"105226698752\" data-worst-chunk-s=\"13.126\" "
+			"data-status=\"fail\"") != NULL);
+	CHECK(strstr(s, "rand16: 13.1 s fail") && strstr(s, "a&lt;b&gt;: never fail") && !strstr(s, "a<b>"));
+	CHECK(strstr(s, "data-worst-chunk-s=\"inf\"") && strstr(s, "data-status=\"?\"") && !strstr(s, "evil"));
+	free(s);
+	s = draw(5, none, NULL, NULL);
+	CHECK(s && !*s);
+	free(s);
+	json_object_put(p);
+	json_object_put(none);
+}
+
 int main(void)
 {
 	test_runs();
 	test_sweep_compare();
+	test_prediction();
 	return tap_done();
 }

@@ -65,7 +65,7 @@ static void test_full(void)
 	report_add_drives(rep, NULL);
 	t = report_text(rep);
 	CHECK(startswith(t, "swaptool report for dgx4: made on builder at 2026-11-06T12:00:00Z (swaptool 9.9.9, kernel 6.1.0-test)\n"));
-	CHECK(has_line(t, "verdict: accepted  preflight, backup, verify and accept (with the engine gates) passed"));
+	CHECK(has_line(t, "verdict: accepted  preflight, backup, verify and accept (with the engine gates) of the target drive passed"));
 	/* one section per record, in the report's order */
 	CHECK(strstr(t, "\nSteps\n") && strstr(t, "\nDrives (old -> new)\n") && strstr(t, "\nClone trap\n"));
 	CHECK(strstr(t, "\nClone trap\n") < strstr(t, "\nBackup\n") && strstr(t, "\nBackup\n") < strstr(t, "\nRestore\n"));

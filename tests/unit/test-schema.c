@@ -8,6 +8,8 @@
 #include "records.h"
 #include "tap.h"
 
+#include <math.h>
+
 /* Set the value at a declared path ("runs[].lat_us.p99_9": element 0), making what is missing. */
 static void set_at(json_object *o, const char *path, json_object *v)
 {
@@ -207,6 +209,27 @@ static void accessors(void)
 	/* the gate names readers look for are the ones the writer (src/io.c) makes */
 	CHECK_STR(schema_gate_name(jarray_at(schema_accept_gates(acc), 3)), "rand64-" SCHEMA_GATE_P99_9);
 	CHECK(schema_clone_trap_check(SCHEMA_CHECK_GPT_BACKUP_HEADER) && !schema_clone_trap_check(SCHEMA_CHECK_DRIVE_CLASS));
+	/* the prediction the engine-prediction check judged: dgx4's rand16, 169,319 reads at 12.9 K */
+	{
+		const char *prun = NULL;
+		json_object *p = schema_accept_prediction(a4, &prun);
+
+		CHECK_STR(prun, "rand16");
+		CHECK(p && p == schema_run_prediction(schema_accept_run(a4, "rand16")));
+		CHECK(fabs(schema_prediction_s(p, "worst_chunk_s") - 13.126) < 1e-9);
+		CHECK(fabs(schema_prediction_s(p, "cold_prompt_s") - 503.101) < 1e-9);
+		CHECK_STR(schema_prediction_status(p), "fail");
+		CHECK(schema_run_prediction(schema_accept_run(a4, "seq")) == NULL);
+		/* hostile: a null time is a chunk that never completes, a negative one too; an unknown word
+		 * is no status */
+		json_object_object_add(p, "worst_chunk_s", NULL);
+		CHECK(isinf(schema_prediction_s(p, "worst_chunk_s")));
+		json_object_object_add(p, "worst_chunk_s", json_object_new_double(-1));
+		CHECK(isinf(schema_prediction_s(p, "worst_chunk_s")));
+		jset_str(p, "status", "pass\x1b[2J");
+		CHECK(schema_prediction_status(p) == NULL);
+		CHECK(schema_accept_prediction(pre, NULL) == NULL);
+	}
 	json_object_put(pre), json_object_put(bk), json_object_put(pl), json_object_put(acc), json_object_put(a4);
 }
 

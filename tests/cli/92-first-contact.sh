@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# What a newcomer meets first (issue 32, "First contact"): a mistyped --state, a mistyped step after
+# `help`, metrics given records that hold none, and the demo's closing words.
+. "$SRCDIR/tests/lib.sh"
+. "$SRCDIR/tests/fixtures/records-lib.sh"
+
+# report on a --state that does not exist: named, exit 3, and neither the directory (its lock made
+# it) nor a signed empty report appears
+ssh-keygen -q -t ed25519 -N '' -C t@92 -f "$TMP/key"
+run 3 "$SWAPTOOL" --state "$TMP/no-such-state" report --key "$TMP/key" --out "$TMP/rep"
+contains "state directory '$TMP/no-such-state' does not exist"
+[ ! -e "$TMP/no-such-state" ] || fail "report made the mistyped state directory"
+[ ! -e "$TMP/rep" ] || fail "report signed a report of no records"
+run 3 "$SWAPTOOL" --state "$TMP/key" --json status
+jeq .error.exit_code 3
+jeq '.error.message | contains("is not a directory")' true
+# the state directory that exists still reports
+write_records "$STATE"
+run 0 "$SWAPTOOL" --state "$STATE" report --key "$TMP/key" --out "$TMP/rep"
+[ -s "$TMP/rep/report.json" ] || fail "no report from a state directory that exists"
+ok "report and status: a --state that does not exist or is no directory is exit 3, nothing made"
+
+# `swaptool help STEP` with a typo gets the nearest step too
+run 2 "$SWAPTOOL" help prefligt
+contains "did you mean 'preflight'?"
+run 2 "$SWAPTOOL" --json help acept
+jeq .error.message "unknown step 'acept'; did you mean 'accept'? ('swaptool --help' lists the steps)"
+ok "help with a mistyped step gets a 'did you mean'"
+
+# metrics on records of steps that hold no metrics: exit 2 and a sentence, nothing written; beside a
+# record that holds them, a warning on stderr names the others and stdout holds only the metrics
+"$MKRECORD" plan "$TMP/plan.json"
+run 2 "$SWAPTOOL" metrics "$TMP/plan.json" --out "$TMP/m.prom"
+contains "'$TMP/plan.json' is a plan record, which holds no metrics"
+[ -z "$OUT" ] && [ ! -e "$TMP/m.prom" ] || fail "metrics wrote something for a plan record"
+run 2 "$SWAPTOOL" --json metrics "$TMP/plan.json" "$STATE/backup.json"
+jeq .error.exit_code 2
+jeq '.error.message | startswith("none of the 2 inputs holds metrics")' true
+run 0 "$SWAPTOOL" metrics "$STATE/backup.json" "$STATE/accept.json"
+contains "swaptool metrics: warning: '$STATE/backup.json' is a backup record, which holds no metrics"
+grepq '^swaptool_accept_iops{' <<<"$OUT" || fail "no accept metrics beside the backup record"
+grepq -v '^#\|^swaptool_' <<<"$OUT" && fail "stdout holds more than metrics: $(grep -v '^#\|^swaptool_' <<<"$OUT")"
+if command -v promtool >/dev/null; then
+	promtool check metrics <<<"$OUT" || fail "promtool rejects the metrics"
+fi
+run 0 "$SWAPTOOL" --json metrics "$STATE/backup.json" "$STATE/accept.json"
+jeq .verdict warn
+jeq '[.checks[] | select(.status == "warn") | .id] | join(",")' ignored-input
+jeq '.inputs[0].step' backup
+ok "metrics: records that hold no metrics are named (exit 2 alone, a warning beside others)"
+
+# the demo's closing words (scripts/demo --summary, what the demo ends with): the verdicts the records
+# hold, that the FAIL and the rejected report are the expected ones and why, the report's absolute
+# path and what to do next
+demo=$TMP/demo
+write_records "$demo/state"
+dgx4_accept "$demo/state/accept.json"
+run 1 "$SWAPTOOL" --state "$demo/state" report --key "$TMP/key" --out "$demo/report"
+[ "$(jq -r .verdict "$demo/report/report.json")" = rejected ] || fail "the fixture's report is not rejected"
+run 0 "$SRCDIR/scripts/demo" --summary "$demo"
+# STEP VERDICT, then its why on the lines below
+why_of() { awk -v s="$1" '$1 == s { on = 1; print; next } on && /^             / { print; next } { on = 0 }' <<<"$OUT" | tr -s ' \n' ' '; }
+[[ "$(why_of accept)" == " accept FAIL expected FAIL: the gates are for a healthy-class NVMe"* ]] || fail "accept's lines: $OUT"
+[[ "$(why_of report)" == " report rejected expected rejected: it follows accept"* ]] || fail "report's lines: $OUT"
+[[ "$(why_of preflight)" == " preflight TRAP expected TRAP"* ]] || fail "preflight's lines: $OUT"
+contains "are the demo working"
+grepq -xF "report:  $demo/report/report.html" <<<"$OUT" || fail "no absolute report.html path: $OUT"
+[ -s "$demo/report/report.html" ] || fail "the path it names is no report"
+contains "next:    on a real node"
+[ "$(awk 'length > 80' <<<"$OUT" | grep -v "$TMP")" = "" ] || fail "lines wider than 80 columns: $(awk 'length > 80' <<<"$OUT")"
+# a relative directory is named absolute too
+(cd "$TMP" && run 0 "$SRCDIR/scripts/demo" --summary demo && grepq -xF "report:  $demo/report/report.html" <<<"$OUT") ||
+	fail "a relative demo directory is not named absolute"
+ok "the demo ends saying which verdicts are expected and why, where the report is and what is next"
