@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nvme.h"
 #include "predict.h"
 #include "proc.h"
 #include "size.h"
@@ -46,7 +47,8 @@ void accept_init(struct accept *a, const struct profile *pf, struct record *rec)
 	*a = (struct accept){
 		.rec = rec,
 		.pf = pf,
-		.o = { .working_set = pf->working_set, .ramp_s = pf->ramp_s, .seq_bytes = pf->seq_bytes },
+		.o = { .working_set = pf->working_set, .ramp_s = pf->ramp_s, .seq_bytes = pf->seq_bytes,
+		       .sustain_s = pf->sustain_s, .sustain_interval_s = pf->sustain_interval_s },
 		.t = { .fd = -1 },
 		.complete = true,
 		.harness_pass = true,
@@ -619,15 +621,13 @@ static void on_io_progress(void *arg, const struct io_progress *io)
 	g->a->hooks.run(g->a->hooks.ud, &g->p);
 }
 
-/* Run one pass of `pr` over [offset, offset + ws) and describe it; *clean false when interrupted. */
-static int do_run(struct accept *a, const struct accept_plan_run *pr, uint64_t ws, uint64_t offset, uint64_t seed,
-		  const char *label, unsigned k, json_object **out, bool *clean)
+/* What the harness reads in a pass of `pr` over [offset, offset + ws) (no progress hook). */
+static struct io_spec run_spec(const struct accept *a, const struct accept_plan_run *pr, uint64_t ws, uint64_t offset,
+			       uint64_t seed)
 {
 	const struct accept_opts *o = &a->o;
-	struct run_prog g = { .a = a, .p = { .run = pr->name, .label = label, .k = k,
-					     .n = (unsigned)(a->nplan + o->nsweep), .start_ns = mono_ns(),
-					     .seq_bytes = o->seq_bytes < ws ? o->seq_bytes : ws } };
-	struct io_spec s = {
+
+	return (struct io_spec){
 		.sequential = pr->sequential,
 		.block_size = pr->sequential ? 1u << 20 : 4096,
 		.inflight = pr->inflight,
@@ -640,12 +640,38 @@ static int do_run(struct accept *a, const struct accept_plan_run *pr, uint64_t w
 		.seed = seed,
 		.max_errors = ACCEPT_MAX_ERRORS,
 		.stop = a->stop,
-		.progress = a->hooks.run ? on_io_progress : NULL,
-		.progress_arg = &g,
 	};
+}
+
+/* The random runs of the plan: what --sustain repeats after the hold. */
+static size_t random_runs(const struct accept *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->nplan; i++)
+		n += !a->plan[i].sequential;
+	return n;
+}
+
+/* Every harness run of this accept, for "run k of n": the plan, the sweep, the repeated runs. */
+static unsigned total_runs(const struct accept *a)
+{
+	return (unsigned)(a->nplan + a->o.nsweep + (a->o.sustain_s ? random_runs(a) : 0));
+}
+
+/* Run one pass of `pr` over [offset, offset + ws) and describe it; *clean false when interrupted. */
+static int do_run(struct accept *a, const struct accept_plan_run *pr, uint64_t ws, uint64_t offset, uint64_t seed,
+		  const char *label, unsigned k, json_object **out, bool *clean)
+{
+	const struct accept_opts *o = &a->o;
+	struct run_prog g = { .a = a, .p = { .run = pr->name, .label = label, .k = k, .n = total_runs(a),
+					     .start_ns = mono_ns(), .seq_bytes = o->seq_bytes < ws ? o->seq_bytes : ws } };
+	struct io_spec s = run_spec(a, pr, ws, offset, seed);
 	struct io_result res;
 	int r;
 
+	s.progress = a->hooks.run ? on_io_progress : NULL;
+	s.progress_arg = &g;
 	r = io_run(a->t.fd, &s, &res);
 	hook_end(a);
 	if (r >= 0) {
@@ -695,7 +721,11 @@ static void announce_runs(const struct accept *a)
 			secs += o->ramp_s + a->plan[i].duration_s;
 	}
 	secs += o->nsweep * (o->ramp_s + sweep_s);
-	a->hooks.planned(a->hooks.ud, (unsigned)(a->nplan + o->nsweep), secs, seq, a->pf->nengine || o->ngates);
+	/* the hold, then the random runs again */
+	for (size_t i = 0; i < a->nplan && o->sustain_s; i++)
+		secs += a->plan[i].sequential ? 0 : o->ramp_s + a->plan[i].duration_s;
+	secs += o->sustain_s;
+	a->hooks.planned(a->hooks.ud, total_runs(a), secs, seq, a->pf->nengine || o->ngates);
 }
 
 int accept_run_harness(struct accept *a)
@@ -821,12 +851,12 @@ bool accept_judge_run(struct accept *a, const struct accept_plan_run *p, json_ob
 /* The engine predicted from the random-read runs (docs/incident.md, "Why the drive kills the
  * engine"): the check takes the run whose worst chunk is slowest, since the engine's reader may
  * run at either depth. Interrupted or empty runs predict nothing. */
-static void judge_prediction(struct accept *a)
+static void judge_prediction(struct accept *a, json_object *runs, const char *id, const char *when)
 {
 	json_object *worst = NULL, *worst_run = NULL;
 
-	for (size_t i = 0; i < json_object_array_length(a->runs); i++) {
-		json_object *run = json_object_array_get_idx(a->runs, i), *p = jget_object(run, "engine_prediction");
+	for (size_t i = 0; i < json_object_array_length(runs); i++) {
+		json_object *run = json_object_array_get_idx(runs, i), *p = jget_object(run, "engine_prediction");
 
 		if (!p || !jget_bool(run, "complete"))
 			continue;
@@ -838,7 +868,7 @@ static void judge_prediction(struct accept *a)
 	enum status st;
 	if (status_parse(jget_str(worst, "status"), &st))
 		st = ST_FAIL;
-	json_object *c = record_check(a->rec, SCHEMA_CHECK_ENGINE_PREDICTION, st, "%s: %s", jget_str(worst_run, "name"),
+	json_object *c = record_check(a->rec, id, st, "%s%s: %s", when, jget_str(worst_run, "name"),
 				      jget_str(worst, "summary"));
 	jset_str(c, "run", jget_str(worst_run, "name"));
 	json_object_object_add(c, "prediction", json_object_get(worst));
@@ -849,7 +879,7 @@ void accept_judge_harness(struct accept *a)
 	for (size_t i = 0; i < json_object_array_length(a->runs); i++)
 		if (!accept_judge_run(a, &a->plan[i], json_object_array_get_idx(a->runs, i)))
 			break;
-	judge_prediction(a);
+	judge_prediction(a, a->runs, SCHEMA_CHECK_ENGINE_PREDICTION, "");
 }
 
 /* ---- the sweep ---- */
@@ -954,6 +984,319 @@ int accept_run_sweep(struct accept *a)
 	}
 	judge_sweep(a, &sum);
 	return 0;
+}
+
+/* ---- the sustained load ---- */
+
+int accept_parse_duration(const char *arg, uint64_t *secs)
+{
+	static const struct {
+		char suffix;
+		uint64_t mult;
+	} units[] = { { 's', 1 }, { 'm', 60 }, { 'h', 3600 } };
+	_cleanup_free_ char *num = xstrdup(arg);
+	size_t n = strlen(num);
+	uint64_t mult = 1, v;
+	const char *why;
+
+	for (size_t i = 0; n > 1 && i < ARRAY_SIZE(units); i++)
+		if (num[n - 1] == units[i].suffix) {
+			mult = units[i].mult;
+			num[n - 1] = '\0';
+			break;
+		}
+	if (u64_parse(num, &v, &why) < 0 || v == 0 || v > ACCEPT_MAX_SUSTAIN_S / mult)
+		return -EINVAL;
+	*secs = v * mult;
+	return 0;
+}
+
+enum status accept_drift_status(double iops_ratio, double p99_9_ratio)
+{
+	/* a NaN compares false: that figure judges nothing */
+	if (isnan(iops_ratio) && isnan(p99_9_ratio))
+		return ST_SKIP;
+	if (iops_ratio < ACCEPT_DRIFT_IOPS_FAIL || p99_9_ratio > ACCEPT_DRIFT_P99_9_FAIL)
+		return ST_FAIL;
+	if (iops_ratio < ACCEPT_DRIFT_IOPS_WARN || p99_9_ratio > ACCEPT_DRIFT_P99_9_WARN)
+		return ST_WARN;
+	return ST_PASS;
+}
+
+/* The drive's composite temperature from its SMART log (src/nvme.c: identify and get-log-page,
+ * commands that only read) into temp[key] (°C, null when it cannot be read); the first reading
+ * that cannot be made says why in temp.reason. */
+static void sustain_temperature(const struct accept *a, json_object *temp, const char *key)
+{
+	_cleanup_free_ char *ctrl = NULL, *why = NULL, *reason = NULL;
+	_cleanup_nvme_info_ struct nvme_info n = { 0 };
+	uint64_t size = 0;
+
+	json_object_object_add(temp, key, NULL);
+	io_drive_sysfs(&a->t, &ctrl, &size);
+	if (!ctrl)
+		reason = xasprintf("'%s' is not on an NVMe namespace (disk %s): no SMART temperature", a->path,
+				   a->t.disk[0] ? a->t.disk : "unknown");
+	else if (nvme_read_device(ctrl, NULL, &n, &why) < 0)
+		reason = xasprintf("the SMART log of '%s' could not be read: %s", ctrl, why ? why : "read failed");
+	else if (!n.have_smart)
+		reason = xasprintf("'%s' gave no valid SMART log page", ctrl);
+	else
+		json_object_object_add(temp, key, json_object_new_int(nvme_temp_c(n.smart.temperature_k)));
+	jset_str(temp, "controller", ctrl);
+	if (reason && !jget_str(temp, "reason"))
+		jset_str(temp, "reason", reason);
+}
+
+/* The deepest random run of the plan: the load the incident's lane died under (64 in flight). */
+static bool sustain_run(const struct accept *a, struct accept_plan_run *out)
+{
+	const struct accept_plan_run *best = NULL;
+
+	for (size_t i = 0; i < a->nplan; i++)
+		if (!a->plan[i].sequential && (!best || a->plan[i].inflight > best->inflight))
+			best = &a->plan[i];
+	if (!best)
+		return false;
+	*out = *best;
+	out->duration_s = a->o.sustain_interval_s;
+	out->thr = NULL;
+	return true;
+}
+
+struct sustain_prog {
+	const struct accept *a;
+	struct accept_sustain_progress p;
+};
+
+static void on_sustain_progress(void *arg, const struct io_progress *io)
+{
+	struct sustain_prog *g = arg;
+
+	g->p.io = io;
+	g->a->hooks.sustain(g->a->hooks.ud, &g->p);
+}
+
+/* One interval of the hold (`secs` long, no ramp: the drive is under load already) into
+ * intervals[]: its reads, rate and tail. Returns 0 (*clean false when interrupted or a read
+ * failed) or the harness's negative errno. */
+static int sustain_interval(struct accept *a, const struct accept_plan_run *pr, struct sustain_prog *g, uint64_t secs,
+			    json_object *intervals, bool *clean)
+{
+	struct io_spec s = run_spec(a, pr, a->ws, a->offset, a->o.seed + 200 + g->p.k);
+	json_object *iv;
+	struct io_result res;
+	int r;
+
+	s.ramp_ns = 0;
+	s.duration_ns = secs * 1000000000ULL;
+	s.progress = a->hooks.sustain ? on_sustain_progress : NULL;
+	s.progress_arg = g;
+	r = io_run(a->t.fd, &s, &res);
+	hook_end(a);
+	if (r < 0) {
+		io_result_free(&res);
+		return r;
+	}
+	iv = json_object_new_object();
+	jset_u64(iv, "index", g->p.k);
+	jset_u64(iv, "start_s", g->p.k * a->o.sustain_interval_s);
+	jset_double(iv, "duration_s", round((double)res.elapsed_ns / 1e3) / 1e6);
+	jset_u64(iv, "ios", res.ios);
+	jset_u64(iv, "iops", io_rate(res.ios, res.elapsed_ns));
+	jset_double(iv, "p50_us", us(hist_quantile(&res.hist, 500000)));
+	jset_double(iv, "p99_9_us", us(hist_quantile(&res.hist, 999000)));
+	jset_double(iv, "max_us", us(res.hist.max_ns));
+	json_object_object_add(iv, "errors", errors_json(&res));
+	jset_bool(iv, "complete", !res.interrupted);
+	json_object_array_add(intervals, iv);
+	*clean = !res.interrupted && !res.errors;
+	io_result_free(&res);
+	return 0;
+}
+
+static double ratio(double b, double a)
+{
+	return a > 0 ? b / a : NAN;
+}
+
+static void jset_ratio(json_object *o, const char *key, double r)
+{
+	json_object_object_add(o, key, isfinite(r) ? json_object_new_double(round(r * 1e4) / 1e4) : NULL);
+}
+
+/* sustain-drift: the first whole interval against the last, into sus.drift and the check. */
+static void judge_drift(struct accept *a, json_object *sus, json_object *intervals)
+{
+	json_object *first = NULL, *last = NULL, *d, *ck;
+	char b1[32], b2[32];
+	double ir, pr;
+	enum status st;
+
+	for (size_t i = 0; i < json_object_array_length(intervals); i++) {
+		json_object *iv = json_object_array_get_idx(intervals, i);
+
+		if (!jget_bool(iv, "complete"))
+			continue;
+		if (!first)
+			first = iv;
+		last = iv;
+	}
+	if (!first || first == last) {
+		json_object_object_add(sus, "drift", NULL);
+		if (stopped(a))
+			record_check(a->rec, "sustain-drift", ST_SKIP,
+				     "interrupted before two whole intervals: no drift to measure");
+		else
+			record_check(a->rec, "sustain-drift", ST_SKIP,
+				     "one interval: no drift to measure; give --sustain at least two intervals "
+				     "([accept] sustain_interval, %" PRIu64 " s)", a->o.sustain_interval_s);
+		return;
+	}
+	/* rounded as recorded, so that the status follows the figures the record shows */
+	ir = round(ratio(jget_double(last, "iops"), jget_double(first, "iops")) * 1e4) / 1e4;
+	pr = round(ratio(jget_double(last, "p99_9_us"), jget_double(first, "p99_9_us")) * 1e4) / 1e4;
+	st = accept_drift_status(ir, pr);
+	d = json_object_new_object();
+	jset_u64(d, "first", jget_u64(first, "index"));
+	jset_u64(d, "last", jget_u64(last, "index"));
+	jset_ratio(d, "iops_ratio", ir);
+	jset_ratio(d, "p99_9_ratio", pr);
+	jset_str(d, "status", status_name(st));
+	json_object_object_add(sus, "drift", d);
+	ck = record_check(a->rec, "sustain-drift", st,
+			  "under %" PRIu64 " s of sustained load, first interval to last: %s -> %s IOPS (%.2fx), p99.9 "
+			  "%.0f -> %.0f us (%.2fx)%s",
+			  a->o.sustain_s, fmt_thousands(jget_u64(first, "iops"), b1), fmt_thousands(jget_u64(last, "iops"), b2),
+			  ir, jget_double(first, "p99_9_us"), jget_double(last, "p99_9_us"), pr,
+			  st == ST_FAIL ? ": the drive collapses under sustained load, as the incident's lane died after a "
+					  "full bench; do not let it serve"
+			  : st == ST_WARN ? ": the drive slows under sustained load; hold it longer (--sustain) to see "
+					    "whether it settles before letting it serve"
+					  : ": steady");
+	json_object_object_add(ck, "drift", json_object_get(d));
+}
+
+/* What ended the hold or a repeated run early (`where`, its errors object): the operator (the
+ * record is incomplete) or failed reads (the drive fails, as a gated run with read errors does). */
+static void judge_sustain_stop(struct accept *a, const char *where, json_object *errs)
+{
+	json_object *first = jarray_at(jget(errs, "first"), 0);
+
+	if (stopped(a)) {
+		a->complete = false;
+		record_check(a->rec, "sustain", ST_FAIL, "sustained load interrupted in %s: the record is incomplete",
+			     where);
+	} else if (jget_u64(errs, "count")) {
+		a->harness_pass = false;
+		record_check(a->rec, "sustain", ST_FAIL,
+			     "sustained load stopped in %s: %" PRIu64 " read errors, first at offset %" PRIu64
+			     " (%s): the drive fails",
+			     where, jget_u64(errs, "count"), jget_u64(first, "offset"), jget_str(first, "error") ?: "?");
+	}
+}
+
+/* The random runs again after the hold, into sus.runs, each with its engine prediction (*clean
+ * false when one was interrupted or its reads failed). */
+static int sustain_repeat(struct accept *a, json_object *sus, bool *clean)
+{
+	json_object *runs = json_object_new_array();
+	unsigned k = (unsigned)(a->nplan + a->o.nsweep);
+
+	json_object_object_add(sus, "runs", runs);
+	for (size_t i = 0; i < a->nplan && *clean && !stopped(a); i++) {
+		json_object *run = NULL;
+		char where[64];
+		int r;
+
+		if (a->plan[i].sequential)
+			continue;
+		r = do_run(a, &a->plan[i], a->ws, a->offset, a->o.seed + 300 + i, "after the sustained load", ++k, &run,
+			   clean);
+		if (r < 0)
+			return set_why(&a->why, r, "cannot run the harness on '%s': %s", a->path, strerror(-r));
+		json_object_array_add(runs, run);
+		r = drive_vanished(a, run, a->plan[i].name);
+		if (r < 0)
+			return r;
+		snprintf(where, sizeof(where), "the repeated run %s", a->plan[i].name);
+		if (!*clean || jget_u64(jget(run, "errors"), "count")) {
+			*clean = false;
+			judge_sustain_stop(a, where, jget(run, "errors"));
+		}
+	}
+	judge_prediction(a, runs, "sustain-prediction", "after the sustained load, ");
+	return 0;
+}
+
+int accept_run_sustain(struct accept *a)
+{
+	const struct accept_opts *o = &a->o;
+	size_t n = o->sustain_interval_s ? (size_t)((o->sustain_s + o->sustain_interval_s - 1) / o->sustain_interval_s) : 0;
+	struct sustain_prog g = { .a = a };
+	struct accept_plan_run pr;
+	json_object *sus, *intervals, *temp;
+	bool clean = true;
+	int r = 0;
+
+	if (!o->sustain_s || !n || !a->complete || stopped(a))
+		return 0;
+	if (!a->harness_pass || !sustain_run(a, &pr)) {
+		record_check(a->rec, "sustain", ST_SKIP,
+			     a->harness_pass ? "sustained load not run: the profile has no random-read run to hold"
+					     : "sustained load not run: the harness gates failed, the drive is rejected already");
+		return 0;
+	}
+	/* in the record from the start: an interrupted hold keeps the intervals it measured */
+	sus = json_object_new_object();
+	json_object_object_add(a->rec->root, "sustain", sus);
+	jset_u64(sus, "duration_s", o->sustain_s);
+	jset_u64(sus, "interval_s", o->sustain_interval_s);
+	jset_str(sus, "run", pr.name);
+	jset_u64(sus, "inflight", pr.inflight);
+	temp = json_object_new_object();
+	json_object_object_add(sus, "temperature", temp);
+	intervals = json_object_new_array();
+	json_object_object_add(sus, "intervals", intervals);
+	sustain_temperature(a, temp, "before_c");
+	g.p = (struct accept_sustain_progress){ .inflight = pr.inflight, .n = n, .start_ns = mono_ns(),
+						.total_s = o->sustain_s };
+	for (size_t k = 0; k < n && clean && !stopped(a); k++) {
+		uint64_t left = o->sustain_s - k * o->sustain_interval_s;
+
+		g.p.k = k;
+		g.p.done_ns = k * o->sustain_interval_s * 1000000000ULL;
+		r = sustain_interval(a, &pr, &g, left < o->sustain_interval_s ? left : o->sustain_interval_s, intervals,
+				     &clean);
+		if (r < 0)
+			return set_why(&a->why, r, "cannot run the harness on '%s': %s; check io_uring is enabled "
+						   "(sysctl kernel.io_uring_disabled)", a->path, strerror(-r));
+		json_object *iv = json_object_array_get_idx(intervals, k);
+		r = drive_vanished(a, iv, "the sustained load");
+		if (r < 0)
+			return r;
+		if (!clean) {
+			char where[64];
+
+			snprintf(where, sizeof(where), "interval %zu of %zu", k + 1, n);
+			judge_sustain_stop(a, where, jget(iv, "errors"));
+		}
+	}
+	if (clean && stopped(a)) { /* stopped between two intervals */
+		char where[64];
+
+		snprintf(where, sizeof(where), "interval %zu of %zu", json_object_array_length(intervals) + 1, n);
+		judge_sustain_stop(a, where, NULL);
+		clean = false;
+	}
+	sustain_temperature(a, temp, "after_c");
+	if (jget(temp, "before_c") && jget(temp, "after_c"))
+		jset_i64(temp, "rise_c", jget_i64(temp, "after_c") - jget_i64(temp, "before_c"));
+	judge_drift(a, sus, intervals);
+	if (clean && !stopped(a))
+		r = sustain_repeat(a, sus, &clean);
+	jset_bool(sus, "complete", clean && !stopped(a));
+	return r;
 }
 
 /* ---- engine gates ---- */

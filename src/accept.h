@@ -17,11 +17,24 @@
 #define ACCEPT_MIN_WS 4096
 /* --inflight depths, --sweep sizes and --gate commands each take at most this many. */
 #define ACCEPT_MAX_LIST 16
+/* --sustain and [accept] sustain: at most a day, as a run's --duration. */
+#define ACCEPT_MAX_SUSTAIN_S 86400u
+/* sustain-drift (swaptool-accept(1)), first interval to last. IOPS: the engine's chunk time is its
+ * reads over the IOPS, so a drop to 0.5 doubles it and eats the whole 2x margin under which the
+ * engine-prediction check warns (fail); a drop past 0.8 is more than the 20 % range a steady run may
+ * have (io_stability, warn). p99.9: 2x takes a drive that just meets the rand64 gate (2 ms) to
+ * 4 ms, the XG7000's tail at 16 in flight (4.6 ms, docs/incident.md): warn; 4x to 8 ms, inside
+ * the 4.6-18 ms tail the lane died with: fail. */
+#define ACCEPT_DRIFT_IOPS_WARN 0.8
+#define ACCEPT_DRIFT_IOPS_FAIL 0.5
+#define ACCEPT_DRIFT_P99_9_WARN 2.0
+#define ACCEPT_DRIFT_P99_9_FAIL 4.0
 
 /* What the operator asked for (steps/accept.c parses it; the profile gives the defaults). */
 struct accept_opts {
 	uint64_t working_set, ramp_s, seq_bytes, seed, duration_s;
-	bool have_working_set, have_duration, have_ramp, have_seed, no_seq, force;
+	uint64_t sustain_s, sustain_interval_s; /* --sustain (0: off) and [accept] sustain_interval */
+	bool have_working_set, have_duration, have_ramp, have_seed, have_sustain, no_seq, force;
 	unsigned threads;
 	unsigned inflight[ACCEPT_MAX_LIST];
 	size_t ninflight;
@@ -51,6 +64,16 @@ struct accept_run_progress {
 	const struct io_progress *io;
 };
 
+/* The sustained load's progress: interval k of n, the seconds of the whole hold. */
+struct accept_sustain_progress {
+	unsigned inflight;
+	size_t k, n;
+	uint64_t start_ns;       /* the hold's start (mono_ns), for its time left */
+	uint64_t done_ns;        /* the intervals before this one */
+	uint64_t total_s;
+	const struct io_progress *io; /* this interval's */
+};
+
 /* What the step hears while accept runs; any may be NULL. */
 struct accept_hooks {
 	/* the runs about to start: how many, their timed seconds, and what else is untimed */
@@ -58,6 +81,7 @@ struct accept_hooks {
 	/* the device's own I/O rate is sampled for 1 s (the busy check) */
 	void (*sampling)(void *ud, const char *dev);
 	void (*run)(void *ud, const struct accept_run_progress *p);
+	void (*sustain)(void *ud, const struct accept_sustain_progress *p);
 	/* an engine gate started (ticking false), then about every 200 ms while it runs */
 	void (*gate)(void *ud, const char *name, bool ticking, uint64_t elapsed_ns);
 	/* the progress line of the sampling, a run or a gate is over */
@@ -112,6 +136,10 @@ int accept_run_harness(struct accept *a);
 void accept_judge_harness(struct accept *a);
 /* --sweep: run and judged. */
 int accept_run_sweep(struct accept *a);
+/* --sustain: the deepest random run held over the working set for o.sustain_s in intervals of
+ * o.sustain_interval_s, then the random runs again, into the record's "sustain" and judged
+ * (sustain-drift, sustain-prediction). -ENODEV when the drive vanished. */
+int accept_run_sustain(struct accept *a);
 /* The engine gates of the profile and --gate, run and judged. */
 void accept_run_engine_gates(struct accept *a);
 /* The record's conclusion: complete, harness_pass, the verdict (record_finish). a->complete false
@@ -121,6 +149,11 @@ void accept_finish(struct accept *a);
 /* Pure parts (tests/unit/test-accept.c). */
 /* "16,64": reads in flight from 1 to 4096. -EINVAL when malformed, empty or over max. */
 int accept_parse_inflight(const char *arg, unsigned *out, size_t max, size_t *n);
+/* "600", "90s", "10m", "1h": whole seconds from 1 to ACCEPT_MAX_SUSTAIN_S. -EINVAL otherwise. */
+int accept_parse_duration(const char *arg, uint64_t *secs);
+/* sustain-drift's status from the first interval to the last: IOPS last/first and p99.9
+ * last/first against ACCEPT_DRIFT_*; a ratio that is NaN (no figure) is not judged. */
+enum status accept_drift_status(double iops_ratio, double p99_9_ratio);
 /* "2G,20G,98G": working sets of at least ACCEPT_MIN_WS. -EINVAL when malformed, empty or over max. */
 int accept_parse_sweep(const char *arg, uint64_t *out, size_t max, size_t *n);
 /* "NAME=COMMAND" into o->gates (the command points into arg). -EINVAL when malformed, the name

@@ -61,6 +61,8 @@ static void profile_defaults(struct profile *p)
 	p->ramp_s = 2;
 	p->seq_bytes = 4ULL << 30;
 	p->busy_threshold_iops = 500;
+	/* the sustained load is asked for (it takes minutes); its figures come per minute */
+	p->sustain_interval_s = 60;
 	/* where flare's package cache keeps the Engram shard the gates were written for */
 	p->target_glob = xstrdup("~/.cache/flare/packages/*/weights/engram-*-weights.safetensors");
 	/* "4 K random in the 98 GB shard, 16 threads: >= 60 K IOPS and p50 <= 250 us" */
@@ -360,6 +362,10 @@ static int handler(void *user, const char *section, const char *key, const char 
 			*(ws ? &p->working_set : &p->seq_bytes) = n;
 		} else if (streq(key, "ramp"))
 			return range_key(s, line, section, key, v, 0, PROFILE_MAX_SECONDS, &p->ramp_s);
+		else if (streq(key, "sustain"))
+			return range_key(s, line, section, key, v, 0, PROFILE_MAX_SECONDS, &p->sustain_s);
+		else if (streq(key, "sustain_interval"))
+			return range_key(s, line, section, key, v, 1, PROFILE_MAX_SECONDS, &p->sustain_interval_s);
 		else if (streq(key, "busy_threshold_iops")) {
 			if (parse_u64_value(v, &p->busy_threshold_iops) < 0)
 				return bad(s, line, section, key, "not a whole number:");
@@ -717,6 +723,8 @@ json_object *profile_to_json(const struct profile *p)
 	jset_u64(sec, "ramp_s", p->ramp_s);
 	jset_u64(sec, "seq_bytes", p->seq_bytes);
 	jset_u64(sec, "busy_threshold_iops", p->busy_threshold_iops);
+	jset_u64(sec, "sustain_s", p->sustain_s);
+	jset_u64(sec, "sustain_interval_s", p->sustain_interval_s);
 	a = json_object_new_array();
 	for (size_t i = 0; i < p->nruns; i++) {
 		const struct accept_run *r = &p->runs[i];

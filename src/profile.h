@@ -79,6 +79,8 @@ struct profile {
 	uint64_t ramp_s;
 	uint64_t seq_bytes;
 	uint64_t busy_threshold_iops; /* the device's own I/O rate that means "may be serving" */
+	uint64_t sustain_s;           /* accept --sustain's default: 0 = off */
+	uint64_t sustain_interval_s;  /* the sustained load's figures per interval: 60 */
 	char *target_glob;            /* what `accept` with no argument measures: the Engram shard ('~' = node user's home) */
 	struct accept_run *runs;
 	size_t nruns;

@@ -941,6 +941,62 @@ void report_compare_cells(json_object *a, json_object *b, char c[9][32])
 	fmt_ratio(ratio_of(run_lat_us(b, SCHEMA_LAT_P99_9), run_lat_us(a, SCHEMA_LAT_P99_9)), c[8]);
 }
 
+static void temp_text(json_object *temp, const char *key, char buf[32])
+{
+	if (jget(temp, key))
+		snprintf(buf, 32, "%" PRIi64 " °C", jget_i64(temp, key));
+	else
+		snprintf(buf, 32, "?");
+}
+
+char *report_sustain_summary(json_object *sus)
+{
+	json_object *d = jget_object(sus, "drift"), *temp = jget_object(sus, "temperature");
+	_cleanup_free_ char *drift = NULL, *heat = NULL;
+	char a[32], b[32], t1[32], t2[32];
+
+	if (d) {
+		fmt_ratio(jget(d, "iops_ratio") ? jget_double(d, "iops_ratio") : NAN, a);
+		fmt_ratio(jget(d, "p99_9_ratio") ? jget_double(d, "p99_9_ratio") : NAN, b);
+		drift = xasprintf("IOPS %sx and p99.9 %sx from the first interval to the last (%s)", a, b,
+				  jget_str(d, "status") ?: "?");
+	} else
+		drift = xstrdup("no drift: fewer than two whole intervals");
+	temp_text(temp, "before_c", t1);
+	temp_text(temp, "after_c", t2);
+	if (jget_str(temp, "reason"))
+		heat = xasprintf("temperature not read: %s", jget_str(temp, "reason"));
+	else
+		heat = xasprintf("temperature %s before, %s after (SMART, %s)", t1, t2, jget_str(temp, "controller") ?: "?");
+	return xasprintf("%s, %" PRIu64 " in flight, for %" PRIu64 " s in intervals of %" PRIu64 " s%s: %s; %s",
+			 jget_str(sus, "run") ?: "?", jget_u64(sus, "inflight"), jget_u64(sus, "duration_s"),
+			 jget_u64(sus, "interval_s"), jget_bool(sus, "complete") ? "" : " (cut short)", drift, heat);
+}
+
+static void worst_chunk_text(json_object *run, char buf[32])
+{
+	json_object *p = jget_object(run, "engine_prediction");
+
+	if (!p)
+		snprintf(buf, 32, "-");
+	else if (!jget(p, "worst_chunk_s"))
+		snprintf(buf, 32, "never"); /* no read completed: the chunk never finishes */
+	else
+		snprintf(buf, 32, "%.1f s", jget_double(p, "worst_chunk_s"));
+}
+
+void report_sustain_cells(json_object *before, json_object *after, char c[6][32])
+{
+	fmt_iops(jget_double(before, "iops"), c[0]);
+	fmt_iops(jget_double(after, "iops"), c[1]);
+	fmt_us(run_lat_us(before, SCHEMA_LAT_P99_9), c[2]);
+	fmt_us(run_lat_us(after, SCHEMA_LAT_P99_9), c[3]);
+	worst_chunk_text(before, c[4]);
+	worst_chunk_text(after, c[5]);
+	if (!before)
+		for (unsigned k = 0; k < 6; k += 2)
+			snprintf(c[k], 32, "-");
+}
 
 int report_add_reference(json_object *rep, json_object *doc, const char *file)
 {

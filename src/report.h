@@ -128,3 +128,8 @@ json_object *report_drives_of(json_object *rep, bool *owned);
 /* One row of the comparison with a reference node's run: IOPS, p50 and p99.9 of A (the
  * reference) and B (this node) with the B/A ratios, as text for report.txt and report.html. */
 void report_compare_cells(json_object *a, json_object *b, char c[9][32]);
+/* accept --sustain as one sentence (what was held, the drift, the temperature), allocated. */
+char *report_sustain_summary(json_object *sus);
+/* One random run before the sustained load (`before`, NULL when the record lacks it) and after:
+ * IOPS, p99.9 and the engine prediction's worst chunk, each before and after. */
+void report_sustain_cells(json_object *before, json_object *after, char c[6][32]);

@@ -432,6 +432,55 @@ static void html_reference(FILE *f, json_object *ref, json_object *acc, json_obj
 	fputs("</div>\n", f);
 }
 
+/* accept --sustain: the sentence, the intervals' table and chart, the random runs before and after */
+static void html_sustain(FILE *f, json_object *acc, json_object *sus)
+{
+	_cleanup_free_ char *sum = report_sustain_summary(sus);
+	json_object *iv = jget(sus, "intervals"), *runs = jget(sus, "runs");
+
+	fputs("<h2>Sustained load</h2>\n<p class=\"meta\">", f);
+	html_esc(f, sum);
+	fputs("</p>\n<div class=\"grid\">\n<section class=\"scroll\">\n<table>\n<tr><th>interval</th><th>start s</th>"
+	      "<th>IOPS</th><th>p50</th><th>p99.9</th></tr>\n", f);
+	for (size_t i = 0; i < jlen(iv); i++) {
+		json_object *v = jarray_at(iv, i);
+		char a[32], b[32], c[32], d[32], e[32];
+
+		snprintf(a, sizeof(a), "%zu%s", i + 1, jget_bool(v, "complete") ? "" : " (cut)");
+		snprintf(b, sizeof(b), "%" PRIu64, jget_u64(v, "start_s"));
+		fmt_iops(jget_double(v, "iops"), c);
+		fmt_us(jget_double(v, "p50_us"), d);
+		fmt_us(jget_double(v, "p99_9_us"), e);
+		fputs("<tr>", f);
+		td(f, "num", a);
+		td(f, "num", b);
+		td(f, "num", c);
+		td(f, "num", d);
+		td(f, "num", e);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</section>\n", f);
+	report_chart_sustain(f, sus);
+	fputs("</div>\n", f);
+	if (!jlen(runs))
+		return;
+	fputs("<h3>The random runs again, after the sustained load</h3>\n<table>\n<tr><th>run</th><th>IOPS before</th>"
+	      "<th>IOPS after</th><th>p99.9 before</th><th>p99.9 after</th><th>worst chunk before</th>"
+	      "<th>worst chunk after</th></tr>\n", f);
+	for (size_t i = 0; i < jlen(runs); i++) {
+		json_object *after = jarray_at(runs, i);
+		char c[6][32];
+
+		report_sustain_cells(schema_accept_run(acc, jget_str(after, "name")), after, c);
+		fputs("<tr>", f);
+		td(f, NULL, jget_str(after, "name"));
+		for (unsigned k = 0; k < 6; k++)
+			td(f, "num", c[k]);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static void html_accept(FILE *f, json_object *rep, json_object *acc)
 {
 	json_object *runs = schema_accept_runs(acc), *gates = schema_accept_gates(acc), *sweep = jget(acc, "sweep");
@@ -454,6 +503,8 @@ static void html_accept(FILE *f, json_object *rep, json_object *acc)
 	if (jlen(sweep))
 		html_sweep(f, sweep, ra);
 	html_prediction(f, acc);
+	if (jget_object(acc, "sustain"))
+		html_sustain(f, acc, jget(acc, "sustain"));
 	if (ra)
 		html_reference(f, ref, acc, rruns);
 }

@@ -798,6 +798,79 @@ void report_chart_prediction(FILE *f, json_object *preds)
 			   "more passes)");
 }
 
+/* where an interval of the hold is drawn: its middle, seconds into the hold */
+static double sustain_x(json_object *iv)
+{
+	return fmax(0, jget_double(iv, "start_s") + jget_double(iv, "duration_s") / 2);
+}
+
+static void sustain_points(FILE *f, const struct chart *c, json_object *intervals, bool p99_9)
+{
+	for (size_t i = 0; i < jlen(intervals); i++) {
+		json_object *iv = jarray_at(intervals, i);
+		double x = fmin(sustain_x(iv), c->x.hi);
+
+		if (p99_9)
+			fprintf(f, "%.1f,%.1f ", X(c, x), Ya(c, &c->y2, fmin(fmax(jget_double(iv, "p99_9_us"), 0), c->y2.hi)));
+		else
+			fprintf(f, "%.1f,%.1f ", X(c, x), Y(c, fmin(fmax(jget_double(iv, "iops"), 0), c->y.hi)));
+	}
+}
+
+static void sustain_iops_points(FILE *f, const struct chart *c, json_object *intervals)
+{
+	sustain_points(f, c, intervals, false);
+}
+
+static void sustain_p99_9_points(FILE *f, const struct chart *c, json_object *intervals)
+{
+	sustain_points(f, c, intervals, true);
+}
+
+/* accept --sustain: IOPS (left axis) and p99.9 (right axis) per interval of the hold: a drive
+ * that heats or runs out of fast cache under load shows IOPS falling and the tail rising. */
+void report_chart_sustain(FILE *f, json_object *sustain)
+{
+	struct chart c = { .W = 640, .H = 340, .L = 64, .R = 70, .T = 16, .B = 46,
+			   .x = { .unit = U_S, .title = "time into the sustained load" },
+			   .y = { .unit = U_IOPS, .title = "IOPS (circles)" },
+			   .y2 = { .unit = U_US, .title = "p99.9 latency (squares)" } };
+	json_object *iv = jget_array(sustain, "intervals");
+	double xmax = 0, ymax = 0, pmax = 0;
+	struct legend l;
+	_cleanup_free_ char *rest = NULL;
+
+	for (size_t i = 0; i < jlen(iv); i++) {
+		json_object *v = jarray_at(iv, i);
+
+		xmax = fmax(xmax, jget_double(v, "start_s") + jget_double(v, "duration_s"));
+		ymax = fmax(ymax, jget_double(v, "iops"));
+		pmax = fmax(pmax, jget_double(v, "p99_9_us"));
+	}
+	if (!(xmax > 0))
+		return;
+	ax_fit(&c.x, 0, xmax);
+	ax_fit(&c.y, 0, ymax);
+	ax_fit(&c.y2, 0, pmax);
+	chart_open(f, &c, "sustain", "IOPS and p99.9 latency per interval of the sustained load");
+	legend_open(&l);
+	series(f, &c, "IOPS", chart_colors[0], false, jlen(iv), sustain_iops_points, iv);
+	series(f, &c, "p99.9", chart_colors[1], false, jlen(iv), sustain_p99_9_points, iv);
+	for (size_t i = 0; i < jlen(iv); i++) {
+		json_object *v = jarray_at(iv, i);
+		double x = X(&c, fmin(sustain_x(v), c.x.hi));
+
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/><rect x=\"%.1f\" y=\"%.1f\" width=\"6\" "
+			   "height=\"6\" fill=\"%s\"/>\n",
+			x, Y(&c, fmin(fmax(jget_double(v, "iops"), 0), c.y.hi)), chart_colors[0], x - 3,
+			Ya(&c, &c.y2, fmin(fmax(jget_double(v, "p99_9_us"), 0), c.y2.hi)) - 3, chart_colors[1]);
+	}
+	key(l.f, chart_colors[0], false, "IOPS");
+	key(l.f, chart_colors[1], false, "p99.9");
+	rest = xasprintf("; one point per interval of %" PRIu64 " s", jget_u64(sustain, "interval_s"));
+	chart_close_legend(f, &l, rest);
+}
+
 /* Both nodes' IOPS per run as bars, reference (A) and this node (B), with B/A over each pair. */
 void report_chart_compare(FILE *f, json_object *runs, json_object *ref_runs)
 {

@@ -17,5 +17,7 @@ void report_chart_sweep(FILE *f, json_object *sweep, json_object *ref_sweep);
 /* The predicted chunk time per working set (report_predictions' list: the sweep's points as a
  * line, each run at its working set as a point) with the spin limit drawn as a band. */
 void report_chart_prediction(FILE *f, json_object *preds);
+/* accept --sustain: IOPS (left axis) and p99.9 (right axis) per interval of the hold. */
+void report_chart_sustain(FILE *f, json_object *sustain);
 /* Both nodes' IOPS per run as bars, reference (A) and this node (B), with B/A over each pair. */
 void report_chart_compare(FILE *f, json_object *runs, json_object *ref_runs);

@@ -300,6 +300,87 @@ static void text_gates(FILE *f, json_object *gates)
 	table_fprint(f, t, false);
 }
 
+/* One bar of the sustained chart: v against max in `width` columns. */
+static void text_bar(FILE *f, double v, double max, unsigned width)
+{
+	unsigned w = max > 0 && v > 0 ? (unsigned)fmin(round(v / max * width), width) : 0;
+
+	fputc('|', f);
+	for (unsigned k = 0; k < width; k++)
+		fputc(k < w ? '#' : ' ', f);
+	fputc('|', f);
+}
+
+/* The sustained load's series as bars, one line per interval: IOPS and p99.9, each against its
+ * own largest value (a drive that slows shows the IOPS bars shrinking and the p99.9 bars growing). */
+static void text_sustain_chart(FILE *f, json_object *intervals)
+{
+	double imax = 0, pmax = 0;
+
+	for (size_t i = 0; i < jlen(intervals); i++) {
+		imax = fmax(imax, jget_double(jarray_at(intervals, i), "iops"));
+		pmax = fmax(pmax, jget_double(jarray_at(intervals, i), "p99_9_us"));
+	}
+	if (!(imax > 0))
+		return;
+	fprintf(f, "\n  %8s  %-43s  %s\n", "start s", "IOPS", "p99.9");
+	for (size_t i = 0; i < jlen(intervals); i++) {
+		json_object *v = jarray_at(intervals, i);
+		char a[32], b[32];
+
+		fmt_iops(jget_double(v, "iops"), a);
+		fmt_us(jget_double(v, "p99_9_us"), b);
+		fprintf(f, "  %8" PRIu64 "  ", jget_u64(v, "start_s"));
+		text_bar(f, jget_double(v, "iops"), imax, 30);
+		fprintf(f, " %10s  ", a);
+		text_bar(f, jget_double(v, "p99_9_us"), pmax, 30);
+		fprintf(f, " %10s\n", b);
+	}
+}
+
+/* accept --sustain: the sentence, the series (table and bars), the random runs before and after. */
+static void text_sustain(FILE *f, json_object *acc, json_object *sus)
+{
+	_cleanup_free_ char *sum = report_sustain_summary(sus);
+	_cleanup_table_ struct table *t = table_new(5), *r = table_new(7);
+	json_object *iv = jget(sus, "intervals"), *runs = jget(sus, "runs");
+
+	fprintf(f, "\nSustained load: %s\n", sum);
+	table_header(t, "interval", "start s", "IOPS", "p50", "p99.9");
+	for (unsigned k = 0; k < 5; k++)
+		table_align(t, k, ALIGN_RIGHT);
+	for (size_t i = 0; i < jlen(iv); i++) {
+		json_object *v = jarray_at(iv, i);
+		char a[32], b[32], c[32];
+
+		fmt_iops(jget_double(v, "iops"), a);
+		fmt_us(jget_double(v, "p50_us"), b);
+		fmt_us(jget_double(v, "p99_9_us"), c);
+		table_cellf(t, "%zu%s", i + 1, jget_bool(v, "complete") ? "" : " (cut)");
+		table_cellf(t, "%" PRIu64, jget_u64(v, "start_s"));
+		table_cellf(t, "%s", a);
+		table_cellf(t, "%s", b);
+		table_cellf(t, "%s", c);
+	}
+	table_fprint(f, t, false);
+	text_sustain_chart(f, iv);
+	if (!jlen(runs))
+		return;
+	table_header(r, "run", "IOPS before", "IOPS after", "p99.9 before", "p99.9 after", "worst chunk before",
+		     "worst chunk after");
+	for (unsigned k = 1; k < 7; k++)
+		table_align(r, k, ALIGN_RIGHT);
+	for (size_t i = 0; i < jlen(runs); i++) {
+		json_object *after = jarray_at(runs, i);
+		char c[6][32];
+
+		report_sustain_cells(schema_accept_run(acc, jget_str(after, "name")), after, c);
+		table_row(r, jget_str(after, "name") ?: "?", c[0], c[1], c[2], c[3], c[4], c[5]);
+	}
+	fprintf(f, "\n  the random runs again, after the sustained load:\n");
+	table_fprint(f, r, false);
+}
+
 static void text_accept(FILE *f, json_object *rep, json_object *acc)
 {
 	bool run, failed;
@@ -315,6 +396,8 @@ static void text_accept(FILE *f, json_object *rep, json_object *acc)
 		!run ? "NOT RUN" : failed ? "FAILED" : "passed");
 	text_sweep(f, jget(acc, "sweep"), report_accept_of(jget(jget(rep, "reference"), "accept")));
 	text_prediction(f, acc);
+	if (jget_object(acc, "sustain"))
+		text_sustain(f, acc, jget(acc, "sustain"));
 	text_compare(f, rep, acc);
 }
 

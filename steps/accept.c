@@ -32,6 +32,8 @@ static const struct step_option accept_options[] = {
 	{ { "no-seq", no_argument, NULL, 'N' }, NULL, NULL },
 	{ { "sweep", required_argument, NULL, 'W' }, "SIZE,SIZE...",
 	  "also run at these working sets: the collapse curve, with a chart" },
+	{ { "sustain", required_argument, NULL, 'u' }, "DURATION",
+	  "then hold the deepest random run this long (90s, 10m, 1h; profile: off), run the random runs again" },
 	{ { "gate", required_argument, NULL, 'g' }, "NAME=COMMAND",
 	  "an engine gate run with sh -c: pass on exit 0 (repeatable)" },
 	{ { "force", no_argument, NULL, 'f' }, NULL,
@@ -111,6 +113,17 @@ static void on_run(void *ud, const struct accept_run_progress *g)
 			 "accept run %u of %u, %s%s%s: %s%s  %" PRIu64 " IOPS  p50 %" PRIu64 " us  %" PRIu64 " MB read",
 			 g->k, g->n, g->run, g->label ? " " : "", g->label ? g->label : "", t,
 			 p->ramping ? " (ramp)" : "", p->iops_now, p->p50_ns / 1000, p->bytes / 1000000);
+}
+
+static void on_sustain(void *ud, const struct accept_sustain_progress *g)
+{
+	const struct io_progress *p = g->io;
+	uint64_t done = g->done_ns + p->elapsed_ns;
+
+	out_progress_eta(ud, g->start_ns, done / 1000000u, g->total_s * 1000u,
+			 "accept sustained load, %u in flight: interval %zu of %zu, %" PRIu64 "/%" PRIu64 " s  %" PRIu64
+			 " IOPS  p50 %" PRIu64 " us",
+			 g->inflight, g->k + 1, g->n, done / 1000000000u, g->total_s, p->iops_now, p->p50_ns / 1000);
 }
 
 static void on_gate(void *ud, const char *name, bool ticking, uint64_t elapsed_ns)
@@ -195,6 +208,12 @@ static int parse_args(struct ctx *ctx, struct accept *a, int argc, char **argv)
 						 "bad --sweep '%s': working sets of at least 4K separated by commas, e.g. --sweep 2G,20G,98G",
 						 optarg);
 			break;
+		case 'u':
+			if (accept_parse_duration(optarg, &o->sustain_s) < 0)
+				return ctx_error(ctx, EXIT_USAGE, "bad --sustain '%s': a duration from 1 s to 24 h, e.g. "
+						 "--sustain 600, --sustain 10m, --sustain 1h", optarg);
+			o->have_sustain = true;
+			break;
 		case 'f':
 			o->force = true;
 			break;
@@ -222,6 +241,12 @@ static int parse_args(struct ctx *ctx, struct accept *a, int argc, char **argv)
 	}
 	if (optind + 1 < argc)
 		return ctx_error(ctx, EXIT_USAGE, "one target only; see 'swaptool help accept'");
+	/* the figures come per interval: a hold shorter than one has no interval to report */
+	if (o->sustain_s && o->sustain_s < o->sustain_interval_s)
+		return ctx_error(ctx, EXIT_USAGE, "%s %" PRIu64 " s is shorter than one interval of %" PRIu64
+				 " s ([accept] sustain_interval in '%s'): hold it at least that long, or set a shorter "
+				 "sustain_interval", o->have_sustain ? "--sustain" : "the profile's [accept] sustain",
+				 o->sustain_s, o->sustain_interval_s, ctx->profile_path ?: "built-in");
 	if (optind < argc)
 		accept_set_target(a, argv[optind]);
 	if (!o->have_seed) {
@@ -248,7 +273,7 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	accept_init(&a, ctx->profile, rec);
 	a.stop = &interrupted;
 	a.hooks = (struct accept_hooks){ .planned = on_planned, .sampling = on_sampling, .run = on_run,
-					 .gate = on_gate, .end = on_end, .ud = ctx };
+					 .sustain = on_sustain, .gate = on_gate, .end = on_end, .ud = ctx };
 	r = parse_args(ctx, &a, argc, argv);
 	if (r >= 0)
 		goto out;
@@ -266,6 +291,8 @@ int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec)
 	else {
 		accept_judge_harness(&a);
 		if (accept_run_sweep(&a) < 0)
+			r = accept_error(ctx, &a);
+		else if (accept_run_sustain(&a) < 0)
 			r = accept_error(ctx, &a);
 		else {
 			accept_run_engine_gates(&a);
@@ -339,6 +366,58 @@ static void render_chart(const struct ctx *ctx, json_object *sweep)
 	}
 }
 
+/* A temperature of the record: "42 °C", or "?" when it could not be read. */
+static const char *temp_text(json_object *temp, const char *key, char buf[32])
+{
+	if (jget(temp, key))
+		snprintf(buf, 32, "%" PRIi64 " °C", jget_i64(temp, key));
+	else
+		snprintf(buf, 32, "?");
+	return buf;
+}
+
+/* --sustain: the figures per interval, the drift, the temperature, the random runs again. */
+static void render_sustain(const struct ctx *ctx, json_object *sus)
+{
+	_cleanup_table_ struct table *t = table_new(5);
+	json_object *iv = jget_array(sus, "intervals"), *runs = jget_array(sus, "runs");
+	json_object *d = jget_object(sus, "drift"), *temp = jget_object(sus, "temperature");
+	size_t n = iv ? json_object_array_length(iv) : 0;
+	char b[32], t1[32], t2[32];
+
+	out_line(ctx, "%s", "");
+	out_heading(ctx, "sustained load: %s, %" PRIu64 " in flight, for %" PRIu64 " s in intervals of %" PRIu64 " s",
+		     jget_str(sus, "run"), jget_u64(sus, "inflight"), jget_u64(sus, "duration_s"),
+		     jget_u64(sus, "interval_s"));
+	table_header(t, "interval", "start s", "IOPS", "p50 us", "p99.9 us");
+	for (unsigned c = 0; c < 5; c++)
+		table_align(t, c, ALIGN_RIGHT);
+	for (size_t i = 0; i < n; i++) {
+		json_object *v = json_object_array_get_idx(iv, i);
+
+		table_cellf(t, "%" PRIu64 "%s", jget_u64(v, "index") + 1, jget_bool(v, "complete") ? "" : " (cut)");
+		table_cellf(t, "%" PRIu64, jget_u64(v, "start_s"));
+		table_cellf(t, "%s", fmt_thousands(jget_u64(v, "iops"), b));
+		table_cellf(t, "%.0f", jget_double(v, "p50_us"));
+		table_cellf(t, "%.0f", jget_double(v, "p99_9_us"));
+	}
+	table_print(ctx, t);
+	if (d)
+		out_line(ctx, "drift, first interval to last: IOPS %.2fx, p99.9 %.2fx (%s)", jget_double(d, "iops_ratio"),
+			 jget_double(d, "p99_9_ratio"), jget_str(d, "status"));
+	if (jget_str(temp, "reason"))
+		out_line(ctx, "temperature: %s before, %s after (%s)", temp_text(temp, "before_c", t1),
+			 temp_text(temp, "after_c", t2), jget_str(temp, "reason"));
+	else
+		out_line(ctx, "temperature (SMART, %s): %s before, %s after", jget_str(temp, "controller"),
+			 temp_text(temp, "before_c", t1), temp_text(temp, "after_c", t2));
+	if (runs && json_object_array_length(runs)) {
+		out_line(ctx, "%s", "");
+		out_heading(ctx, "after the sustained load");
+		render_runs(ctx, runs, false);
+	}
+}
+
 void step_accept_render(const struct ctx *ctx, json_object *rec)
 {
 	json_object *t = jget(rec, "target"), *runs = jget(rec, "runs"), *sweep = jget(rec, "sweep");
@@ -367,6 +446,8 @@ void step_accept_render(const struct ctx *ctx, json_object *rec)
 		render_runs(ctx, sweep, true);
 		render_chart(ctx, sweep);
 	}
+	if (jget_object(rec, "sustain"))
+		render_sustain(ctx, jget(rec, "sustain"));
 	out_line(ctx, "%s", "");
 	out_checks(ctx, rec);
 	status_parse(jget_str(rec, "verdict"), &st);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The accept engine's pure parts: runs judged against gates, the working set's clamp, option lists, the plan. */
 #include <errno.h>
+#include <math.h>
 
 #include "accept.h"
 #include "record.h"
@@ -195,6 +196,46 @@ static void option_lists(void)
 	CHECK_U64(o.ngates, 1);
 }
 
+/* --sustain's durations, and sustain-drift's thresholds (src/accept.h: why these numbers) */
+static void sustain(void)
+{
+	uint64_t v = 0;
+
+	CHECK(accept_parse_duration("600", &v) == 0);
+	CHECK_U64(v, 600);
+	CHECK(accept_parse_duration("90s", &v) == 0);
+	CHECK_U64(v, 90);
+	CHECK(accept_parse_duration("10m", &v) == 0);
+	CHECK_U64(v, 600);
+	CHECK(accept_parse_duration("24h", &v) == 0);
+	CHECK_U64(v, 86400);
+	/* nothing, zero, past a day, no number, an unknown unit, a unit alone, a sign */
+	CHECK(accept_parse_duration("", &v) == -EINVAL);
+	CHECK(accept_parse_duration("0", &v) == -EINVAL);
+	CHECK(accept_parse_duration("0m", &v) == -EINVAL);
+	CHECK(accept_parse_duration("86401", &v) == -EINVAL);
+	CHECK(accept_parse_duration("1441m", &v) == -EINVAL);
+	CHECK(accept_parse_duration("25h", &v) == -EINVAL);
+	CHECK(accept_parse_duration("garbage", &v) == -EINVAL);
+	CHECK(accept_parse_duration("10x", &v) == -EINVAL);
+	CHECK(accept_parse_duration("m", &v) == -EINVAL);
+	CHECK(accept_parse_duration("10mm", &v) == -EINVAL);
+	CHECK(accept_parse_duration("-5", &v) == -EINVAL);
+	CHECK_U64(v, 86400);
+
+	CHECK(accept_drift_status(1.0, 1.0) == ST_PASS);
+	CHECK(accept_drift_status(0.8, 2.0) == ST_PASS);
+	CHECK(accept_drift_status(0.79, 1.0) == ST_WARN);
+	CHECK(accept_drift_status(1.0, 2.01) == ST_WARN);
+	CHECK(accept_drift_status(0.5, 4.0) == ST_WARN);
+	CHECK(accept_drift_status(0.49, 1.0) == ST_FAIL);
+	CHECK(accept_drift_status(1.0, 4.01) == ST_FAIL);
+	/* a figure missing judges nothing; both missing: skipped */
+	CHECK(accept_drift_status(NAN, 1.0) == ST_PASS);
+	CHECK(accept_drift_status(0.3, NAN) == ST_FAIL);
+	CHECK(accept_drift_status(NAN, NAN) == ST_SKIP);
+}
+
 static void plan(void)
 {
 	struct accept_run runs[] = {
@@ -234,6 +275,7 @@ int main(void)
 	judging();
 	working_set();
 	option_lists();
+	sustain();
 	plan();
 	return tap_done();
 }
