@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The accept engine: target choice, the harness runs and their record, the gates, the sweep, the engine gates. */
 #include "accept.h"
+#include "bridge.h"
 #include "disk.h"
 #include "schema.h"
 
@@ -454,6 +455,34 @@ static int check_busy(struct accept *a)
 	return 0;
 }
 
+/* A drive in a USB enclosure is measured through the bridge and its link: UAS queues a few dozen
+ * reads and Bulk-Only one, and the link caps the rate, so the figures would be the bridge's and the
+ * verdict about the wrong thing. -EXDEV: refused (without --force). */
+static int check_bridge(struct accept *a)
+{
+	_cleanup_(bridge_freep) struct disk_bridge b = { 0 };
+	_cleanup_free_ char *desc = NULL;
+	json_object *d = jget_object(a->rec->root, "drive");
+
+	if (!a->t.disk[0] || bridge_of_disk(a->t.disk, &b) < 0)
+		return 0;
+	desc = bridge_describe(&b);
+	if (d) {
+		json_object_object_add(d, "bridge", bridge_json(&b));
+		jset_bool(d, "bridge_limited", true);
+	}
+	if (!a->o.force)
+		return set_why(&a->why, -EXDEV,
+			       "'%s' is on /dev/%s, behind USB bridge %s: accept would measure the bridge and its link, "
+			       "not the drive; run accept with the drive in the slot after the swap, or pass --force "
+			       "to measure through the bridge (every figure is then labelled bridge-limited)",
+			       a->path, a->t.disk, desc);
+	record_check(a->rec, "usb-bridge", ST_WARN,
+		     "measured through USB bridge %s (--force): every figure is bridge-limited, not the drive's; "
+		     "accept the drive again in the slot after the swap", desc);
+	return 0;
+}
+
 int accept_check_input(struct accept *a)
 {
 	int r = open_target(a);
@@ -461,6 +490,9 @@ int accept_check_input(struct accept *a)
 	if (r < 0)
 		return r;
 	describe_target(a);
+	r = check_bridge(a);
+	if (r < 0)
+		return r;
 	check_representative(a);
 	r = check_busy(a);
 	if (r < 0)

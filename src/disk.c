@@ -11,28 +11,86 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-char *disk_sysfs_text(const char *dir, const char *name)
+/* v (allocated) trimmed of the padding around it, or NULL (v freed) when it names nothing reliably:
+ * a driver or a device under test can put any bytes in sysfs, and a value that is not one printable
+ * line of at most 256 bytes is unknown, neither compared nor shown. */
+static char *clean_text(char *v)
 {
-	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
-	char *v = NULL;
-	size_t lead = 0;
+	size_t lead = 0, len;
 	bool clean = true;
 
-	if (read_attr(p, &v) < 0)
-		return NULL;
-	/* SCSI INQUIRY strings are space-padded on both sides: "  S6B0NL0W123456" */
+	/* SCSI INQUIRY and VPD strings are space-padded on both sides: "  S6B0NL0W123456  " */
 	while (v[lead] == ' ' || v[lead] == '\t')
 		lead++;
 	memmove(v, v + lead, strlen(v + lead) + 1);
-	/* a driver or a device under test can put any bytes here: a value that is not one printable
-	 * line of at most 256 bytes names nothing reliably, so it is unknown, neither compared nor shown */
+	len = strlen(v);
+	while (len && (v[len - 1] == ' ' || v[len - 1] == '\t'))
+		v[--len] = '\0';
 	for (const unsigned char *c = (const unsigned char *)v; *c; c++)
 		clean = clean && *c >= 0x20 && *c != 0x7f;
-	if (!*v || !clean || strlen(v) > 256 || !utf8_valid(v)) {
+	if (!*v || !clean || len > 256 || !utf8_valid(v)) {
 		free(v);
 		return NULL;
 	}
 	return v;
+}
+
+char *disk_sysfs_text(const char *dir, const char *name)
+{
+	_cleanup_free_ char *p = xasprintf("%s/%s", dir, name);
+	char *v = NULL;
+
+	if (read_attr(p, &v) < 0)
+		return NULL;
+	return clean_text(v);
+}
+
+char *disk_vpd_serial(const unsigned char *page, size_t n)
+{
+	size_t len;
+	char *v;
+
+	/* SPC-4 7.8.15, Unit Serial Number: byte 1 the page code 0x80, bytes 2-3 the length (big-endian)
+	 * of the serial that follows the 4-byte header; a NUL inside ends it early (some bridges pad so) */
+	if (n < 4 || page[1] != 0x80)
+		return NULL;
+	len = (size_t)page[2] << 8 | page[3];
+	if (len == 0 || len > n - 4)
+		return NULL;
+	v = xcalloc(1, len + 1);
+	memcpy(v, page + 4, len);
+	v[len] = '\0';
+	return clean_text(v);
+}
+
+void disk_sysfs_identity(const char *devdir, char **model, char **firmware, char **serial)
+{
+	*model = disk_sysfs_text(devdir, "model");
+	/* NVMe names it firmware_rev, SCSI rev */
+	*firmware = disk_sysfs_text(devdir, "firmware_rev");
+	if (!*firmware)
+		*firmware = disk_sysfs_text(devdir, "rev");
+	*serial = disk_sysfs_serial(devdir);
+}
+
+char *disk_sysfs_serial(const char *devdir)
+{
+	_cleanup_free_ char *p = NULL;
+	unsigned char page[260];
+	char *serial = disk_sysfs_text(devdir, "serial");
+	ssize_t n;
+	int fd;
+
+	if (serial)
+		return serial;
+	/* a SCSI disk (USB, SAS, SATA through libata) has no "serial": the kernel keeps VPD page 0x80 */
+	p = xasprintf("%s/vpd_pg80", devdir);
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, page, sizeof(page));
+	close(fd);
+	return n > 0 ? disk_vpd_serial(page, (size_t)n) : NULL;
 }
 
 const char *disk_transport(const char *sysname)
@@ -96,11 +154,7 @@ static void read_identity(struct disk *d, const char *sysdir)
 	_cleanup_free_ char *devdir = xasprintf("%s/device", sysdir);
 	char target[PATH_MAX];
 
-	d->model = disk_sysfs_text(devdir, "model");
-	d->firmware = disk_sysfs_text(devdir, "firmware_rev");
-	if (!d->firmware)
-		d->firmware = disk_sysfs_text(devdir, "rev");
-	d->serial = disk_sysfs_text(devdir, "serial");
+	disk_sysfs_identity(devdir, &d->model, &d->firmware, &d->serial);
 	if (realpath(devdir, target)) {
 		const char *base = strrchr(target, '/');
 

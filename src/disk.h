@@ -42,6 +42,15 @@ static inline void disk_closep(struct disk *d) { disk_close(d); }
  * NULL when it is missing, empty, longer than 256 bytes, or holds a control byte or invalid UTF-8
  * (hostile or garbled bytes name nothing). Caller frees. */
 char *disk_sysfs_text(const char *dir, const char *name);
+/* Model, firmware and serial of a disk's sysfs device directory, each checked as disk_sysfs_text
+ * does (NULL when unknown). */
+void disk_sysfs_identity(const char *devdir, char **model, char **firmware, char **serial);
+/* The serial of a disk's sysfs device directory ("/sys/block/sda/device"): its "serial" (NVMe), else
+ * VPD page 0x80 as the kernel read it (vpd_pg80: SCSI, USB, SATA); NULL when neither names one. */
+char *disk_sysfs_serial(const char *devdir);
+/* The serial in a VPD page 0x80 of n bytes, checked as disk_sysfs_text checks a value; NULL when the
+ * page is short, of another code, or its serial is empty or unclean. Caller frees. */
+char *disk_vpd_serial(const unsigned char *page, size_t n);
 /* How the whole disk `sysname` ("sda", "nvme0n1") is attached, from its place in sysfs: "nvme",
  * "usb" (an enclosure or bridge, whatever drive is inside), "sata", "scsi", "virtio", "mmc", "loop",
  * "virtual" (device mapper, md, zram); NULL when it cannot be told. */

@@ -376,9 +376,7 @@ void io_drive_identity(const struct io_target *t, char **model, char **firmware,
 	if (!t->disk[0])
 		return;
 	dir = xasprintf("/sys/block/%s/device", t->disk);
-	*model = disk_sysfs_text(dir, "model");
-	*firmware = disk_sysfs_text(dir, "firmware_rev");
-	*serial = disk_sysfs_text(dir, "serial");
+	disk_sysfs_identity(dir, model, firmware, serial);
 }
 
 void io_drive_sysfs(const struct io_target *t, char **controller, uint64_t *size_bytes)

@@ -564,7 +564,22 @@ uint64_t plan_rehearse_need(const struct plan *p)
 	return need;
 }
 
-/* Sequential figures at PLAN_RATE: what the copies read and write, the data past the cut read
+double plan_rate(const struct plan *p)
+{
+	double usb = (double)p->link_mbps * 1e6 / 8 * 0.8;
+
+	return p->link_mbps && usb < PLAN_RATE ? usb : PLAN_RATE;
+}
+
+void plan_limit_link(struct plan *p, const char *side, uint64_t link_mbps)
+{
+	if (link_mbps && (!p->link_mbps || link_mbps < p->link_mbps)) {
+		p->link_mbps = link_mbps;
+		p->link_side = side;
+	}
+}
+
+/* Sequential figures at plan_rate: what the copies read and write, the data past the cut read
  * and written once more, and the metadata read four times (e2fsck of source and target, the
  * relocation's inode scan, resize2fs). */
 double plan_clone_seconds(const struct plan *p)
@@ -580,7 +595,7 @@ double plan_clone_seconds(const struct plan *p)
 		else
 			bytes += 2.0 * pp->src_bytes;
 	}
-	return bytes / PLAN_RATE;
+	return bytes / plan_rate(p);
 }
 
 void plan_free(struct plan *p)
@@ -692,7 +707,11 @@ json_object *plan_json(const struct plan *p)
 		jset_u64(cost, "past_cut_data_bytes", data);
 		jset_u64(cost, "rehearsal_scratch_bytes", plan_rehearse_need(p));
 		jset_double(cost, "clone_seconds", plan_clone_seconds(p));
-		jset_u64(cost, "rate_bytes_per_s", (uint64_t)PLAN_RATE);
+		jset_u64(cost, "rate_bytes_per_s", (uint64_t)plan_rate(p));
+		/* what bounds it: the write-up's NVMe figure, or a USB link (the slot's drive is faster) */
+		jset_str(cost, "rate_basis", plan_rate(p) < PLAN_RATE ? "usb-link" : "nvme");
+		json_object_object_add(cost, "usb_link_mbps", p->link_mbps ? json_object_new_uint64(p->link_mbps) : NULL);
+		jset_str(cost, "usb_link_side", p->link_side);
 		json_object_object_add(clone, "cost", cost);
 	}
 	for (size_t i = 0; i < p->nparts; i++) {

@@ -94,6 +94,8 @@ struct plan {
 	uint64_t refetchable_bytes;  /* 0 when unknown */
 	uint64_t refetch_minutes;
 	bool with_cost;              /* built with PLAN_COST: the parts' past_cut_* and the cost figures hold */
+	uint64_t link_mbps;          /* plan_limit_link: the slowest USB link a drive sits behind; 0 none */
+	const char *link_side;       /* "source" or "target": whose link that is */
 };
 
 /* What plan_build measures beyond the layout. PLAN_COST: the cost of path 2 (below), which reads
@@ -127,11 +129,16 @@ int plan_for(struct disk *src, const struct plan_target *t, const struct profile
 
 /* The cost of path 2. Bytes in use past the new ends of the filesystems that shrink (what the
  * shrink moves; *data: of them, file data); the scratch space a rehearsal needs; the clone's
- * time in seconds, estimated at PLAN_RATE read and written. Only for a plan built with PLAN_COST. */
+ * time in seconds, estimated at plan_rate read and written. Only for a plan built with PLAN_COST. */
 #define PLAN_RATE 1.9e9 /* bytes/s: the write-up's sequential NVMe rate */
 uint64_t plan_past_cut_bytes(const struct plan *p, uint64_t *data);
 uint64_t plan_rehearse_need(const struct plan *p);
 double plan_clone_seconds(const struct plan *p);
+/* The clone's rate: PLAN_RATE, or for a drive behind a USB link of link_mbps about 80 % of the
+ * link's raw rate (its line code and the storage protocol), whichever is lower. */
+double plan_rate(const struct plan *p);
+/* A drive of `side` is behind a USB link of link_mbps (0: unknown, ignored): the slowest one counts. */
+void plan_limit_link(struct plan *p, const char *side, uint64_t link_mbps);
 
 /* The fingerprint of a layout as plan_build computes it (lower-case hex sha256). */
 void plan_fingerprint(const struct layout *l, bool shrunk, char out[65]);

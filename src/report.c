@@ -265,6 +265,15 @@ enum report_verdict report_verdict(json_object *steps, json_object *missing, cha
 			free(drive_why);
 			drive_why = TAKE_PTR(mw);
 		}
+		/* figures measured through a USB bridge are the bridge's: the drive is judged in the slot */
+		if (streq(step, "accept") && rec && st != ST_FAIL && jget_bool(schema_accept_drive(rec), "bridge_limited")) {
+			const char *what = "accept of the drive in the slot (its figures were measured through a USB bridge)";
+			if (missing)
+				json_object_array_add(missing, json_object_new_string(what));
+			char *n = xasprintf("%s%s%s", absent ?: "", absent ? ", " : "", what);
+			free(absent);
+			absent = n;
+		}
 		if (streq(step, "accept") && rec && st != ST_FAIL) {
 			bool run, efailed;
 
@@ -714,6 +723,25 @@ static void drive_health(json_object *o, json_object *id)
 	put(o, "error_log_entries", jget(jget(id, "error_log"), "entries"));
 }
 
+/* The transport cell: "usb, behind bridge 0bda:9210 Realtek RTL9210B-CG (10000 Mb/s, uas)", and
+ * "; figures bridge-limited" when accept measured through it (--force). The bridge's strings are
+ * the record's, escaped where they are printed. */
+static json_object *transport_json(json_object *transport, json_object *bridge, bool limited)
+{
+	_cleanup_free_ char *speed = NULL, *t = NULL;
+	const char *man = jget_str(bridge, "manufacturer"), *prod = jget_str(bridge, "product");
+
+	if (!json_object_is_type(bridge, json_type_object))
+		return transport ? json_object_get(transport) : NULL;
+	speed = jget_u64(bridge, "speed_mbps") ? xasprintf("%" PRIu64 " Mb/s", jget_u64(bridge, "speed_mbps"))
+					       : xstrdup("link speed unknown");
+	t = xasprintf("%s, behind bridge %s:%s%s%s%s%s (%s, %s)%s", json_object_get_string(transport) ?: "usb",
+		      jget_str(bridge, "vendor_id") ?: "?", jget_str(bridge, "product_id") ?: "?", man ? " " : "",
+		      man ?: "", prod ? " " : "", prod ?: "", speed, jget_str(bridge, "driver") ?: "driver unknown",
+		      limited ? "; figures bridge-limited" : "");
+	return json_object_new_string(t);
+}
+
 static json_object *drive_old(json_object *pre)
 {
 	json_object *o = json_object_new_object(), *src = jget(pre, "source"), *id = schema_preflight_identity(pre, false);
@@ -723,7 +751,7 @@ static json_object *drive_old(json_object *pre)
 		 !jget_bool(id, "nvme") ? "preflight (sysfs: not an NVMe identity)" :
 		 streq(jget_str(id, "from"), "dumps") ? "preflight (NVMe identify and log dumps)" : "preflight (NVMe controller)");
 	put(o, "device", jget(src, "path"));
-	put(o, "transport", jget(src, "transport"));
+	json_object_object_add(o, "transport", transport_json(jget(src, "transport"), jget(id, "bridge"), false));
 	put(o, "controller", jget(id, "controller"));
 	if (!jget_str(id, "controller") && streq(jget_str(id, "from"), "dumps")) {
 		/* dumps name no controller: say what preflight judged instead of "unknown" */
@@ -758,7 +786,8 @@ static json_object *drive_new(json_object *pre, json_object *acc, const struct p
 						      same ? "; class and health: preflight (NVMe controller)" : "");
 		jset_str(o, "from", from);
 		put(o, "device", jget(d, "disk"));
-		put(o, "transport", jget(d, "transport"));
+		json_object_object_add(o, "transport", transport_json(jget(d, "transport"), jget(d, "bridge"),
+								      jget_bool(d, "bridge_limited")));
 		put(o, "controller", jget(d, "controller"));
 		put(o, "model", jget(d, "model"));
 		put(o, "serial", jget(d, "serial"));
@@ -770,7 +799,8 @@ static json_object *drive_new(json_object *pre, json_object *acc, const struct p
 	} else if (same) {
 		jset_str(o, "from", "preflight (NVMe controller of the target)");
 		put(o, "device", jget(jget(pre, "target"), "path"));
-		put(o, "transport", jget(jget(pre, "target"), "transport"));
+		json_object_object_add(o, "transport", transport_json(jget(jget(pre, "target"), "transport"),
+								      jget(tid, "bridge"), false));
 		put(o, "controller", jget(tid, "controller"));
 		put(o, "model", jget(tid, "model"));
 		put(o, "serial", jget(tid, "serial"));

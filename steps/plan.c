@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
+#include "bridge.h"
 #include "disk.h"
 #include "ident.h"
 #include "layout.h"
@@ -109,6 +110,14 @@ static void serials_from_preflight(const struct ctx *ctx, struct disk *src, stru
 	}
 }
 
+static void limit_link(struct plan *p, const char *side, const struct disk *d)
+{
+	_cleanup_(bridge_freep) struct disk_bridge b = { 0 };
+
+	if (d->fd >= 0 && d->sysname && bridge_of_disk(d->sysname, &b) == 0)
+		plan_limit_link(p, side, b.speed_mbps);
+}
+
 int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
 		  const char *home, unsigned opts, struct disk *src, struct layout *l, struct plan *p)
 {
@@ -131,6 +140,9 @@ int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const
 	r = plan_for(src, &t, ctx->profile, home, opts, l, p, &why);
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
+	/* a drive in a USB enclosure: the link, not the drive, sets the clone's pace */
+	limit_link(p, "source", src);
+	limit_link(p, "target", &tgt);
 	return 0;
 }
 
@@ -171,15 +183,19 @@ static void record_clone_path(struct record *rec, const struct plan *p)
 		last->is_ext ? "its ext4 " : "", last->is_ext ? fmt_thousands(last->new_block_count, b[1]) : "-");
 	uint64_t data, past = plan_past_cut_bytes(p, &data);
 	double secs = plan_clone_seconds(p);
+	_cleanup_free_ char *rate = plan_rate(p) < PLAN_RATE
+					    ? xasprintf("%.0f MB/s (the %s's USB link, %" PRIu64 " Mb/s, sets the pace)",
+							plan_rate(p) / 1e6, p->link_side, p->link_mbps)
+					    : xasprintf("%.1f GB/s", plan_rate(p) / 1e9);
 
 	jset_u64(c, "new_end_lba", last->tgt_end_lba);
 	jset_u64(c, "new_block_count", last->new_block_count);
 	jset_u64(c, "backup_header_lba", p->tgt_geo.last_lba);
 	record_check(rec, "clone-cost", ST_PASS,
 		     "path 2 moves %s B that lie past the new end (%s B of it file data); a rehearsal needs %s "
-		     "of scratch space; the clone takes about %.0f min at %.1f GB/s",
+		     "of scratch space; the clone takes about %.0f min at %s",
 		     fmt_thousands(past, b[0]), fmt_thousands(data, b[1]),
-		     fmt_decimal(plan_rehearse_need(p), b[2]), secs / 60 < 1 ? 1 : secs / 60, PLAN_RATE / 1e9);
+		     fmt_decimal(plan_rehearse_need(p), b[2]), secs / 60 < 1 ? 1 : secs / 60, rate);
 }
 
 /* which paths there are: a raw clone, path 1 (fresh install), path 2 (filesystem-aware clone) */

@@ -2,6 +2,7 @@
 /* preflight's drive part: identity, health and class of the source (and target) NVMe drives. */
 #include "steps.h"
 #include "schema.h"
+#include "bridge.h"
 #include "disk.h"
 #include "drives.h"
 #include "nvme.h"
@@ -20,6 +21,7 @@ struct side {
 	enum drive_verdict verdict;
 	char *why;                  /* the verdict's reason */
 	char *unknown;              /* why there is no identity: "not an NVMe device (loop0)" */
+	struct disk_bridge bridge;  /* the USB bridge the disk sits behind (vendor_id NULL: none) */
 	uint32_t judged_nsid;
 };
 
@@ -28,6 +30,7 @@ static void side_free(struct side *s)
 	nvme_info_free(&s->n);
 	free(s->why);
 	free(s->unknown);
+	bridge_free(&s->bridge);
 }
 
 static json_object *jstr_or_null(const char *s)
@@ -109,6 +112,8 @@ static json_object *identity_json(const struct side *s, const struct disk *src)
 	char b[2][32];
 	_cleanup_free_ char *vid = NULL;
 
+	if (s->bridge.vendor_id)
+		json_object_object_add(o, "bridge", bridge_json(&s->bridge));
 	if (!s->nvme) {
 		jset_bool(o, "nvme", false);
 		jset_str(o, "reason", s->unknown);
@@ -225,8 +230,16 @@ static void read_disk(const struct ctx *ctx, struct side *s, const struct disk *
 	_cleanup_free_ char *why = NULL;
 
 	if (!d->ctrl) {
-		s->unknown = xasprintf("not an NVMe device (%s)", d->sysname ? d->sysname : "image file");
 		s->model = d->model;
+		if (d->sysname && bridge_of_disk(d->sysname, &s->bridge) == 0) {
+			_cleanup_free_ char *b = bridge_describe(&s->bridge);
+
+			/* the NVMe commands stay in the enclosure: the SCSI strings are often the bridge's own */
+			s->unknown = xasprintf("behind USB bridge %s (%s): the drive's NVMe identity and health were "
+					       "not read", b, d->sysname);
+			return;
+		}
+		s->unknown = xasprintf("not an NVMe device (%s)", d->sysname ? d->sysname : "image file");
 		return;
 	}
 	if (nvme_read_device(d->ctrl, NULL, &s->n, &why) < 0) {
@@ -403,6 +416,34 @@ static void health_check(struct record *rec, struct side *src, struct side *tgt)
 	json_object_object_add(c, "target", fields[1]);
 }
 
+/* usb-bridge: a drive in an enclosure is judged by what the bridge lets through, which here is its
+ * size and LBA size only; a warning that says so and when to judge it, or no check at all when
+ * neither drive is on USB. */
+static void bridge_check(struct record *rec, const struct side *src, const struct side *tgt, const char *target_model)
+{
+	const struct side *sides[2] = { src, tgt };
+	_cleanup_free_ char *summary = NULL;
+
+	for (unsigned i = 0; i < 2; i++) {
+		const struct side *s = sides[i];
+		_cleanup_free_ char *b = NULL;
+		char *n;
+
+		if (!s || !s->bridge.vendor_id)
+			continue;
+		b = bridge_describe(&s->bridge);
+		n = xasprintf("%s%s%s behind USB bridge %s: its identity, class and health were not read%s", summary ?: "",
+			      summary ? "; " : "", s->label, b,
+			      i == 0 ? "; judge the old drive in the slot (or from its nvme-cli dumps, --from-dumps)"
+			      : target_model ? " (class judged from --target-model); judge it in the slot after the swap"
+					     : "; judge it in the slot after the swap, or name it with --target-model");
+		free(summary);
+		summary = n;
+	}
+	if (summary)
+		record_check(rec, "usb-bridge", ST_WARN, "%s", summary);
+}
+
 int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, const struct disk *src,
 		    const char *from_dumps, const struct disk *target_disk, const char *target_model,
 		    uint64_t target_lba_count)
@@ -442,7 +483,7 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 		/* A device's own model and --target-model must name the same catalogue entry. A model the
 		 * catalogue does not know is not compared: "990 PRO" and "Samsung SSD 990 PRO 2TB" are one
 		 * drive, and only the catalogue knows which spellings belong together. */
-		if (t.model && *t.model && mc.known) {
+		if (t.model && *t.model && mc.known && !t.bridge.vendor_id) {
 			struct drive_class dc;
 
 			drive_lookup(ctx->profile, t.model, &dc);
@@ -480,8 +521,11 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 		json_object *tid = identity_json(&t, NULL);
 
 		if (!t.nvme && target_model) {
+			_cleanup_free_ char *b = t.bridge.vendor_id ? bridge_describe(&t.bridge) : NULL;
+			_cleanup_free_ char *why = b ? xasprintf("behind USB bridge %s: judged from --target-model", b) : NULL;
+
 			jset_str(tid, "from", "model");
-			jset_str(tid, "reason", "not attached: judged from --target-model");
+			jset_str(tid, "reason", why ?: "not attached: judged from --target-model");
 		}
 		json_object_object_add(rec->root, "target_identity", tid);
 	} else
@@ -494,6 +538,7 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 	}
 	class_check(rec, &s, have_target ? &t : NULL);
 	health_check(rec, &s, have_target ? &t : NULL);
+	bridge_check(rec, &s, have_target ? &t : NULL, target_model);
 out:
 	side_free(&s);
 	side_free(&t);

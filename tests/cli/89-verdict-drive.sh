@@ -66,6 +66,26 @@ run 0 "$SWAPTOOL" --json verify-report "$R"
 jeq '[.checks[] | select(.id == "verdict")][0].status' pass
 ok "the same drive by serial: accepted, verify-report agrees"
 
+# the same drive, but measured through a USB bridge (accept --force): its figures are the
+# bridge's, so the report waits for an accept in the slot; the drives table names the bridge
+cp -r "$TMP/same" "$TMP/usb"
+rm -rf "$TMP/usb/out"
+edit "$TMP/usb/accept.json" '.drive += {transport: "usb", bridge_limited: true, bridge: {vendor_id: "0bda", product_id: "9210",
+	manufacturer: "Realtek", product: "RTL9210B-CG", serial: null, speed_mbps: 10000, driver: "uas"}}'
+report "$TMP/usb"
+jeq .report_verdict incomplete
+jeq '.missing | index("accept of the drive in the slot (its figures were measured through a USB bridge)") != null' true
+R=$TMP/usb/out/report.json
+[ "$(jq -r .drives.new.transport "$R")" = "usb, behind bridge 0bda:9210 Realtek RTL9210B-CG (10000 Mb/s, uas); figures bridge-limited" ] ||
+	fail "drives.new.transport: $(jq -r .drives.new.transport "$R")"
+grep -q 'transport .*behind bridge 0bda:9210' "$TMP/usb/out/report.txt" || fail "report.txt does not name the bridge"
+run 0 "$SWAPTOOL" --json verify-report "$R"
+jeq '[.checks[] | select(.id == "verdict")][0].status' pass
+jq -S '.verdict = "accepted"' "$R" >"$TMP/forged-usb.json"
+resign "$TMP/forged-usb.json"
+run 1 "$SWAPTOOL" --json verify-report "$TMP/forged-usb.json"
+ok "the target measured through a USB bridge: incomplete until accepted in the slot; the bridge named; verify-report agrees"
+
 # plan names the serial preflight established (here from the source's nvme-cli dumps), the
 # report the dumps instead of "NVMe controller: unknown"
 "$MKDISK" incident "$TMP/src.img" >/dev/null

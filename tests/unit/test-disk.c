@@ -115,12 +115,46 @@ static void test_loop(void)
 	CHECK(sh("partx -d %s 2>/dev/null; losetup -d %s", dev, dev) == 0);
 }
 
+/* VPD page 0x80 as the kernel keeps it in vpd_pg80, and disk_sysfs_serial's order: "serial" first. */
+static void test_vpd_serial(void)
+{
+	static const unsigned char ok[] = { 0x00, 0x80, 0x00, 0x10, ' ', ' ', 'S', '6', 'B', '0', 'N', 'L',
+					    '0', 'W', '1', '2', '3', '4', ' ', ' ' };
+	static const unsigned char nul[] = { 0x00, 0x80, 0x00, 0x06, 'A', 'B', 'C', 0, 0, 0 };
+	static const unsigned char ctl[] = { 0x00, 0x80, 0x00, 0x03, 'A', 0x1b, 'C' };
+	static const unsigned char other[] = { 0x00, 0x83, 0x00, 0x03, 'A', 'B', 'C' };
+	static const unsigned char longer[] = { 0x00, 0x80, 0x00, 0x09, 'A', 'B', 'C' };
+	static const unsigned char blank[] = { 0x00, 0x80, 0x00, 0x02, ' ', ' ' };
+	_cleanup_free_ char *a = disk_vpd_serial(ok, sizeof(ok)), *b = disk_vpd_serial(nul, sizeof(nul));
+	_cleanup_free_ char *dir = tpath("dev"), *s1 = NULL, *s2 = NULL, *m = NULL, *f = NULL, *s3 = NULL;
+
+	CHECK_STR(a, "S6B0NL0W1234");
+	CHECK_STR(b, "ABC"); /* NUL padding ends the serial */
+	CHECK(disk_vpd_serial(ctl, sizeof(ctl)) == NULL);
+	CHECK(disk_vpd_serial(other, sizeof(other)) == NULL);
+	CHECK(disk_vpd_serial(longer, sizeof(longer)) == NULL); /* the length runs past the page */
+	CHECK(disk_vpd_serial(blank, sizeof(blank)) == NULL);
+	CHECK(disk_vpd_serial(ok, 3) == NULL);
+
+	CHECK(sh("mkdir dev && printf '\\000\\200\\000\\004WD42' > dev/vpd_pg80") == 0);
+	s1 = disk_sysfs_serial(dir);
+	CHECK_STR(s1, "WD42");
+	CHECK(sh("echo ' RTL9210B-CG ' > dev/model && echo 1.00 > dev/rev && echo ' NVME123 ' > dev/serial") == 0);
+	s2 = disk_sysfs_serial(dir);
+	CHECK_STR(s2, "NVME123"); /* the attribute, where the driver has one */
+	disk_sysfs_identity(dir, &m, &f, &s3);
+	CHECK_STR(m, "RTL9210B-CG");
+	CHECK_STR(f, "1.00"); /* SCSI names it rev */
+	CHECK_STR(s3, "NVME123");
+}
+
 int main(void)
 {
 	tdir_make("test-disk");
 	test_image();
 	test_refused();
 	test_sysfs();
+	test_vpd_serial();
 	test_loop();
 	return tap_done();
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* plan: the action model, fingerprint and script generator on the incident's layout (built in
  * memory, with the incident's figures), and path 2 refused with its reason. */
+#include <math.h>
+
 #include "util.h" /* first: record.h uses bool */
 #include "plan.h"
 #include "record.h"
@@ -178,6 +180,23 @@ int main(void)
 	CHECK(strstr(p.fresh[6].note, "never rsync") != NULL);
 	CHECK_STR(p.fresh[6].command, prof->cmd_refetch);
 	CHECK_STR(p.fresh[5].command, prof->cmd_runtime_install);
+
+	/* the clone's pace: NVMe, unless a USB link is slower (80 % of its raw rate); the slowest counts */
+	{
+		double nvme = plan_clone_seconds(&p);
+
+		CHECK(plan_rate(&p) == PLAN_RATE);
+		plan_limit_link(&p, "target", 0); /* unknown speed: ignored */
+		CHECK(plan_rate(&p) == PLAN_RATE && p.link_side == NULL);
+		plan_limit_link(&p, "target", 20000); /* 2 GB/s: faster than the drive, no limit */
+		CHECK(plan_rate(&p) == PLAN_RATE);
+		plan_limit_link(&p, "source", 480);
+		plan_limit_link(&p, "target", 5000);
+		CHECK_U64((uint64_t)plan_rate(&p), 48000000);
+		CHECK_STR(p.link_side, "source");
+		CHECK(fabs(plan_clone_seconds(&p) - nvme * PLAN_RATE / 48e6) < 1e-6 * plan_clone_seconds(&p));
+		p.link_mbps = 0, p.link_side = NULL;
+	}
 
 	/* the target's GPT */
 	{

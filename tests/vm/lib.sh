@@ -60,6 +60,53 @@ vm_kernel() {
 	vm_say "kernel: $dep"
 }
 
+# vm_kernel_generic: Debian's generic kernel (linux-image-amd64) instead of the cloud one, for a
+# scenario that needs what the cloud kernel leaves out: USB (xHCI, usb-storage, UAS). There NVMe,
+# SCSI and USB are modules: VM_GENERIC_MODULES and what they depend on (modinfo) are kept in load
+# order under $VMDIR/generic/modules, and the next boots carry them (the guest's init loads them
+# before it waits for the NVMe drives). Cached; sets KERNEL and VM_GENERIC.
+VM_GENERIC_MODULES=(nvme xhci-pci sd_mod usb-storage uas)
+vm_kernel_generic() {
+	local g=$VMDIR/generic d dep ver
+	if [ ! -s "$g/vmlinuz" ] || [ ! -s "$g/modules/order" ]; then
+		command -v modinfo >/dev/null || vm_skip "no modinfo (kmod) to resolve the generic kernel's modules"
+		rm -rf "$g"
+		d=$(mktemp -d "$VMDIR/generic.XXXXXX")
+		chmod 755 "$d"
+		(cd "$d" && apt-get download -q linux-image-amd64 >/dev/null 2>&1) ||
+			{ rm -rf "$d"; vm_skip "apt-get download linux-image-amd64 failed (apt-get update?)"; }
+		dep=$(dpkg-deb -f "$d"/linux-image-amd64_*.deb Depends | sed 's/ .*//; s/,.*//')
+		(cd "$d" && apt-get download -q "$dep" >/dev/null 2>&1) || { rm -rf "$d"; vm_skip "apt-get download $dep failed"; }
+		dpkg-deb -x "$d/${dep}"_*.deb "$d/x" || { rm -rf "$d"; vm_fail "dpkg-deb -x $dep failed"; }
+		ver=$(ls "$d/x/lib/modules")
+		mkdir -p "$d/out/modules"
+		cp "$d"/x/boot/vmlinuz-* "$d/out/vmlinuz"
+		# depth-first over modinfo's "depends": every module after the ones it needs
+		local -A seen=()
+		want() {
+			local m=$1 f n
+			[ -n "${seen[$m]:-}" ] && return
+			seen[$m]=1
+			f=$(find "$d/x/lib/modules/$ver" -name "$m.ko*" -print -quit)
+			if [ -z "$f" ]; then
+				# built in: modules.builtin names it, nothing to load
+				grep -q "/$m.ko" "$d/x/lib/modules/$ver/modules.builtin" || vm_fail "no module $m in $dep"
+				return
+			fi
+			for n in $(modinfo -F depends "$f" | tr ',' ' '); do want "$n"; done
+			cp "$f" "$d/out/modules/"
+			echo "${f##*/}" >>"$d/out/modules/order"
+		}
+		for m in "${VM_GENERIC_MODULES[@]}"; do want "$m"; done
+		echo "$dep" >"$d/out/kernel-package"
+		mv "$d/out" "$g"
+		rm -rf "$d"
+		vm_say "generic kernel: $dep, modules: $(tr '\n' ' ' <"$g/modules/order")"
+	fi
+	KERNEL=$g/vmlinuz
+	VM_GENERIC=1
+}
+
 # vm_guest_inputs: every file the guest root is built from, one path a line (commands, their
 # shared libraries as ldd names them, the dynamic loader, swaptool's libraries, plain files).
 vm_guest_inputs() {
@@ -117,6 +164,10 @@ vm_guest() {
 VM_DRIVES=()
 VM_INPUTS=()
 vm_drive() { VM_DRIVES+=("$1|$2|${3:-}"); }
+# vm_usb FILE uas|storage SERIAL [VENDOR PRODUCT]: a USB disk over FILE for the next boot (needs
+# vm_kernel_generic): UAS with a SCSI disk of those INQUIRY strings, or Bulk-Only usb-storage.
+VM_USB=()
+vm_usb() { VM_USB+=("$1|$2|$3|${4:-}|${5:-}"); }
 # vm_input PATH...: files copied into the next boot's /vm/in.
 vm_input() { VM_INPUTS+=("$@"); }
 
@@ -135,6 +186,7 @@ vm_boot() {
 	cp "$VMSRC/guest.sh" "$VMSRC/drives.sh" "$VMRUN/extra/vm/"
 	cp "$SCENARIO" "$VMRUN/extra/vm/scenario.sh"
 	[ ${#VM_INPUTS[@]} -eq 0 ] || cp -r "${VM_INPUTS[@]}" "$VMRUN/extra/vm/in/"
+	[ "${VM_GENERIC:-0}" = 0 ] || cp -r "$VMDIR/generic/modules" "$VMRUN/extra/vm/"
 	(cd "$VMRUN/extra" && find . -mindepth 1 | cpio -o -H newc --quiet >"$VMRUN/extra.cpio") || vm_fail "cpio failed"
 	# The kernel unpacks concatenated cpio archives one after the other into its root.
 	cat "$GUEST" "$VMRUN/extra.cpio" >"$VMRUN/initrd"
@@ -163,8 +215,25 @@ vm_boot() {
 			-drive "file=$file,if=none,id=drive$i,format=raw"
 			-device "nvme,id=nvme$((i - 1)),bus=rp$i,serial=$serial,drive=drive$i${props:+,$props}")
 	done
+	# USB disks on one xHCI controller: Bulk-Only (usb-storage) or UAS with a SCSI disk whose
+	# INQUIRY strings and VPD serial a bridge would report
+	[ ${#VM_USB[@]} -eq 0 ] || args+=(-device qemu-xhci,id=xhci)
+	i=0
+	for d in "${VM_USB[@]}"; do
+		local kind vendor product
+		IFS='|' read -r file kind serial vendor product <<<"$d"
+		i=$((i + 1))
+		args+=(-drive "file=$file,if=none,id=usb$i,format=raw")
+		if [ "$kind" = uas ]; then
+			args+=(-device "usb-uas,id=uas$i,bus=xhci.0"
+				-device "scsi-hd,bus=uas$i.0,scsi-id=0,lun=0,drive=usb$i,serial=$serial,vendor=$vendor,product=$product")
+		else
+			args+=(-device "usb-storage,bus=xhci.0,drive=usb$i,serial=$serial")
+		fi
+	done
 	VM_DRIVES=()
 	VM_INPUTS=()
+	VM_USB=()
 	VM_T0=$SECONDS
 	VM_FUNC=$func
 	if [ "${VM_BG:-0}" = 1 ]; then
