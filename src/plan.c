@@ -698,8 +698,8 @@ json_object *plan_json(const struct plan *p)
 	json_object_object_add(paths, "raw_clone", raw);
 
 	jset_bool(fresh, "possible", p->fit.possible);
-	/* the recommendation preflight makes: path 1 when it fits or when path 2 does not either */
-	jset_bool(fresh, "recommended", p->fit.possible || !p->clone_possible);
+	/* the recommendation preflight makes: path 1 whenever it fits; none when it does not */
+	jset_bool(fresh, "recommended", p->fit.possible);
 	jset_u64(fresh, "refetchable_bytes", p->refetchable_bytes);
 	jset_u64(fresh, "irreplaceable_bytes", p->irreplaceable_bytes);
 	jset_u64(fresh, "source_used_bytes", p->fit.used_bytes);

@@ -403,7 +403,7 @@ void step_plan_render(const struct ctx *ctx, json_object *rec)
 	table_header(t, "", "path 1: fresh install + restore", "path 2: clone with shrink");
 	table_row(t, "possible", fp && frec ? "yes (recommended)" : fp ? "yes" : "no",
 		  cp && !frec ? "yes (recommended)" : cp ? "yes" : "no");
-	table_cellf(t, "fits");
+	table_cellf(t, "takes");
 	table_cellf(t, "%s of %s (install %s, irreplaceable %s)", fmt_decimal(jget_u64(fresh, "need_bytes"), b[0]),
 		    fmt_decimal(jget_u64(fresh, "target_usable_bytes"), b[1]), fmt_decimal(jget_u64(fresh, "install_bytes"), b[2]),
 		    fmt_decimal(jget_u64(fresh, "irreplaceable_bytes"), b[3]));
