@@ -473,10 +473,14 @@ static void measure_fresh(const struct layout *l, const struct profile *prof, co
 	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *path = profile_expand(prof->refetch_paths.v[i], home);
 
-		if (usage_offline(l, path, &stores[i]) < 0)
+		if (usage_offline(l, path, &stores[i]) < 0) {
 			stores[i] = FRESH_FIT_UNKNOWN;
-		else if (u64_add(p->refetchable_bytes, stores[i], &p->refetchable_bytes) < 0)
+			continue;
+		}
+		if (u64_add(p->refetchable_bytes, stores[i], &p->refetchable_bytes) < 0)
 			p->refetchable_bytes = UINT64_MAX;
+		if (stores[i] == FRESH_FIT_UNKNOWN)
+			stores[i]--; /* measured, if hostile: judged, and it never fits */
 	}
 	for (size_t i = 0; home && i < prof->backup_paths.n; i++) {
 		_cleanup_free_ char *path = profile_expand(prof->backup_paths.v[i], home);

@@ -169,7 +169,10 @@ static void fresh_install_fit(struct record *rec, const struct layout *l, uint64
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = jarray_at(stores, i);
 
-		bytes[i] = jget(e, "bytes") ? jget_u64(e, "bytes") : FRESH_FIT_UNKNOWN;
+		/* a measured size is judged, even a hostile one of 2^64 - 1 (it never fits) */
+		bytes[i] = !jget(e, "bytes") ? FRESH_FIT_UNKNOWN
+			   : jget_u64(e, "bytes") == FRESH_FIT_UNKNOWN ? FRESH_FIT_UNKNOWN - 1
+								     : jget_u64(e, "bytes");
 	}
 	fresh_fit(l, refetchable, keep, bytes, n, fits, &f);
 	for (size_t i = 0; i < l->table.nparts; i++) {
