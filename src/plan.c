@@ -461,6 +461,49 @@ static void plan_part_cost(const char *path, struct plan_part *pp)
 	ext_past_free(&past);
 }
 
+/* Path 1's sizes inside the source's filesystems (offline; preflight measures a mounted source
+ * live) and its fit against the target, by the computation preflight uses. */
+static void measure_fresh(const struct layout *l, const struct profile *prof, const char *home, struct plan *p)
+{
+	size_t n = home ? prof->refetch_paths.n : 0;
+	_cleanup_free_ uint64_t *stores = xcalloc(n ? n : 1, sizeof(*stores));
+	_cleanup_free_ bool *fits = xcalloc(n ? n : 1, sizeof(*fits));
+	char b[32];
+
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *path = profile_expand(prof->refetch_paths.v[i], home);
+
+		if (usage_offline(l, path, &stores[i]) < 0) {
+			stores[i] = FRESH_FIT_UNKNOWN;
+			continue;
+		}
+		if (u64_add(p->refetchable_bytes, stores[i], &p->refetchable_bytes) < 0)
+			p->refetchable_bytes = UINT64_MAX;
+		if (stores[i] == FRESH_FIT_UNKNOWN)
+			stores[i]--; /* measured, if hostile: judged, and it never fits */
+	}
+	for (size_t i = 0; home && i < prof->backup_paths.n; i++) {
+		_cleanup_free_ char *path = profile_expand(prof->backup_paths.v[i], home);
+		uint64_t bytes;
+
+		if (usage_offline(l, path, &bytes) == 0 && u64_add(p->irreplaceable_bytes, bytes, &p->irreplaceable_bytes) < 0)
+			p->irreplaceable_bytes = UINT64_MAX;
+	}
+	fresh_fit(l, p->refetchable_bytes, p->irreplaceable_bytes, stores, n, fits, &p->fit);
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *path = NULL;
+		char *m;
+
+		if (fits[i] || stores[i] == FRESH_FIT_UNKNOWN)
+			continue;
+		path = profile_expand(prof->refetch_paths.v[i], home);
+		m = xasprintf("%s%s%s (%s)", p->stores_missing ? p->stores_missing : "", p->stores_missing ? ", " : "", path,
+			      fmt_decimal(stores[i], b));
+		free(p->stores_missing);
+		p->stores_missing = m;
+	}
+}
+
 int plan_build(const struct layout *l, const struct profile *prof, const char *tgt_spec, const char *tgt_path,
 	       const char *tgt_serial, const char *home, unsigned opts, struct plan *p)
 {
@@ -523,15 +566,7 @@ int plan_build(const struct layout *l, const struct profile *prof, const char *t
 				plan_part_cost(l->src->path, pp);
 		}
 	}
-	if (home && prof->refetch_paths.n) {
-		for (size_t i = 0; i < prof->refetch_paths.n; i++) {
-			_cleanup_free_ char *path = profile_expand(prof->refetch_paths.v[i], home);
-			uint64_t bytes = 0;
-
-			if (usage_offline(l, path, &bytes) == 0)
-				p->refetchable_bytes += bytes;
-		}
-	}
+	measure_fresh(l, prof, home, p);
 	build_fresh(p, prof);
 	if (p->clone_possible && p->nparts)
 		build_clone(p);
@@ -607,6 +642,7 @@ void plan_free(struct plan *p)
 	free(p->tgt_path);
 	free(p->tgt_serial);
 	free(p->parts);
+	free(p->stores_missing);
 	for (size_t i = 0; i < p->nacts; i++) {
 		free(p->acts[i].title);
 		free(p->acts[i].precondition);
@@ -680,9 +716,18 @@ json_object *plan_json(const struct plan *p)
 	jset_bool(raw, "possible", p->raw_possible);
 	json_object_object_add(paths, "raw_clone", raw);
 
-	jset_bool(fresh, "possible", true);
-	jset_bool(fresh, "recommended", true);
+	jset_bool(fresh, "possible", p->fit.possible);
+	/* the recommendation preflight makes: path 1 whenever it fits; none when it does not */
+	jset_bool(fresh, "recommended", p->fit.possible);
 	jset_u64(fresh, "refetchable_bytes", p->refetchable_bytes);
+	jset_u64(fresh, "irreplaceable_bytes", p->irreplaceable_bytes);
+	jset_u64(fresh, "source_used_bytes", p->fit.used_bytes);
+	jset_u64(fresh, "unmeasured_partitions", p->fit.unmeasured);
+	jset_u64(fresh, "install_bytes", p->fit.install_bytes);
+	jset_u64(fresh, "need_bytes", p->fit.need_bytes);
+	jset_u64(fresh, "target_usable_bytes", p->fit.room_bytes);
+	jset_u64(fresh, "total_bytes", p->fit.total_bytes);
+	jset_str(fresh, "stores_missing", p->stores_missing);
 	jset_u64(fresh, "refetch_minutes", p->refetch_minutes);
 	for (size_t i = 0; i < p->nfresh; i++) {
 		json_object *s = json_object_new_object();

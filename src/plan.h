@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "gptwrite.h"
+#include "freshfit.h"
 #include "layout.h"
 #include "profile.h"
 #include "size.h"
@@ -92,6 +93,9 @@ struct plan {
 	struct plan_step *fresh;
 	size_t nfresh;
 	uint64_t refetchable_bytes;  /* 0 when unknown */
+	uint64_t irreplaceable_bytes; /* the profile's backup paths, measured offline; 0 when unknown */
+	struct fresh_fit fit;        /* path 1 against the target: src/freshfit.h, as preflight judges it */
+	char *stores_missing;        /* "PATH (SIZE), ..." of the stores that do not fit after path 1; NULL when all do */
 	uint64_t refetch_minutes;
 	bool with_cost;              /* built with PLAN_COST: the parts' past_cut_* and the cost figures hold */
 	uint64_t link_mbps;          /* plan_limit_link: the slowest USB link a drive sits behind; 0 none */

@@ -44,6 +44,7 @@ int schema_step_index(const char *step);
 #define SCHEMA_CHECK_GPT_BACKUP_HEADER "gpt-backup-header"
 #define SCHEMA_CHECK_PARTITION_FIT "partition-fit"
 #define SCHEMA_CHECK_FS_FIT "fs-fit"
+#define SCHEMA_CHECK_FRESH_INSTALL_FIT "fresh-install-fit"
 /* preflight's drive class check: its `source`/`target` objects hold the class (nodes, fleet) */
 #define SCHEMA_CHECK_DRIVE_CLASS "drive-class"
 /* accept's judgement of the engine predicted from its random runs: its `run` names the run whose

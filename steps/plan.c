@@ -201,22 +201,46 @@ static void record_clone_path(struct record *rec, const struct plan *p)
 /* which paths there are: a raw clone, path 1 (fresh install), path 2 (filesystem-aware clone) */
 static void record_paths(struct record *rec, const struct plan *p)
 {
-	char b[32];
+	char b[4][32];
 
 	if (p->raw_possible)
 		record_check(rec, "raw-clone", ST_PASS, "a raw sector clone fits the target");
 	else
 		record_check(rec, "raw-clone", ST_WARN, "a raw sector clone cannot work: the target is %s B %s",
-			     fmt_thousands_signed(p->delta_bytes, b),
+			     fmt_thousands_signed(p->delta_bytes, b[0]),
 			     p->src_geo.lba_size != p->tgt_geo.lba_size ? "with another LBA size" : "against the source");
 	if (p->lba_size_unsafe)
 		/* a fail, not a warning: the probe of issue 29 was told "pass" and got a disk that does not boot */
 		record_check(rec, "lba-format", ST_FAIL, "path 2 is refused: %s", p->clone_why);
-	record_check(rec, "fresh-install", ST_PASS, "path 1 (fresh install + restore): %zu steps, recommended", p->nfresh);
+	/* path 1 judged as preflight judges it (src/freshfit.h): not fitting fails only when no clone fits either */
+	if (!p->fit.possible)
+		record_check(rec, "fresh-install", p->clone_possible || p->raw_possible ? ST_WARN : ST_FAIL,
+			     "path 1 cannot fit: the OS install (%s) and the irreplaceable files (%s) need %s, the target "
+			     "holds %s; use a larger drive%s",
+			     fmt_decimal(p->fit.install_bytes, b[0]), fmt_decimal(p->irreplaceable_bytes, b[1]),
+			     fmt_decimal(p->fit.need_bytes, b[2]), fmt_decimal(p->fit.room_bytes, b[3]),
+			     p->clone_possible ? " or path 2" : "");
+	else if (p->stores_missing)
+		record_check(rec, "fresh-install", ST_WARN,
+			     "path 1 (fresh install + restore): %zu steps; it fits (%s of %s) but not every store it "
+			     "re-creates: %s %s not fit after it; re-fetch fewer stores (only those that fit) or point the "
+			     "rest at shared storage",
+			     p->nfresh, fmt_decimal(p->fit.need_bytes, b[0]), fmt_decimal(p->fit.room_bytes, b[1]),
+			     p->stores_missing, p->fit.stores_missing == 1 ? "does" : "do");
+	else if (p->fit.unmeasured)
+		record_check(rec, "fresh-install", ST_WARN,
+			     "path 1 (fresh install + restore): %zu steps; it fits what could be measured (%s of %s), but "
+			     "%zu partition%s hold%s a filesystem swaptool cannot measure (preflight names it): check it fits",
+			     p->nfresh, fmt_decimal(p->fit.total_bytes, b[0]), fmt_decimal(p->fit.room_bytes, b[1]),
+			     p->fit.unmeasured, p->fit.unmeasured == 1 ? "" : "s", p->fit.unmeasured == 1 ? "s" : "");
+	else
+		record_check(rec, "fresh-install", ST_PASS, "path 1 (fresh install + restore): %zu steps, %s of %s, recommended",
+			     p->nfresh, fmt_decimal(p->fit.total_bytes, b[0]), fmt_decimal(p->fit.room_bytes, b[1]));
 	if (p->clone_possible)
 		record_clone_path(rec, p);
 	else
-		record_check(rec, "fs-clone", ST_WARN, "path 2 is not possible: %s; only path 1 is offered", p->clone_why);
+		record_check(rec, "fs-clone", p->fit.possible || p->raw_possible ? ST_WARN : ST_FAIL, "path 2 is not possible: %s; %s",
+			     p->clone_why, p->fit.possible ? "only path 1 is offered" : "and path 1 does not fit either");
 }
 
 /* --script: path 2 as bash; 0 or the exit code */
@@ -379,7 +403,7 @@ void step_plan_render(const struct ctx *ctx, json_object *rec)
 	json_object *paths = jget(p, "paths"), *fresh = jget(paths, "fresh_install"), *clone = jget(paths, "fs_clone");
 	json_object *rh = jget(rec, "rehearsal");
 	const char *shown = jget_str(p, "path_shown");
-	bool cp = jget_bool(clone, "possible");
+	bool cp = jget_bool(clone, "possible"), fp = jget_bool(fresh, "possible"), frec = jget_bool(fresh, "recommended");
 	char b[6][32];
 	_cleanup_table_ struct table *t = table_new(3);
 
@@ -393,7 +417,13 @@ void step_plan_render(const struct ctx *ctx, json_object *rec)
 	out_line(ctx, "%s", "");
 
 	table_header(t, "", "path 1: fresh install + restore", "path 2: clone with shrink");
-	table_row(t, "possible", "yes (recommended)", cp ? "yes" : "no");
+	table_row(t, "possible", fp && frec ? "yes (recommended)" : fp ? "yes" : "no",
+		  cp && !frec ? "yes (recommended)" : cp ? "yes" : "no");
+	table_cellf(t, "takes");
+	table_cellf(t, "%s of %s (install %s, irreplaceable %s)", fmt_decimal(jget_u64(fresh, "need_bytes"), b[0]),
+		    fmt_decimal(jget_u64(fresh, "target_usable_bytes"), b[1]), fmt_decimal(jget_u64(fresh, "install_bytes"), b[2]),
+		    fmt_decimal(jget_u64(fresh, "irreplaceable_bytes"), b[3]));
+	table_cellf(t, "%s", cp ? "the shrunk filesystems" : "-");
 	table_row(t, "keeps", "config from the backup tarball", "everything: OS, keys, stores, PARTUUIDs, UUIDs");
 	table_cellf(t, "needs");
 	if (jget_u64(fresh, "refetchable_bytes"))
@@ -427,7 +457,7 @@ void step_plan_render(const struct ctx *ctx, json_object *rec)
 			 fmt_thousands(jget_u64(tgt, "last_lba"), b[0]));
 	out_line(ctx, "%s", "");
 	if (!shown || streq(shown, "fresh")) {
-		out_heading(ctx, "path 1: fresh install + restore (recommended)");
+		out_heading(ctx, "path 1: fresh install + restore%s", !fp ? " (does not fit this target)" : frec ? " (recommended)" : "");
 		print_steps(ctx, jget(fresh, "steps"), false);
 		out_line(ctx, "%s", "");
 	}
@@ -464,5 +494,9 @@ void step_plan_render(const struct ctx *ctx, json_object *rec)
 		out_line(ctx, "%s", "");
 	}
 	out_checks(ctx, rec);
-	out_verdict(ctx, rec, "%s", cp ? "both paths possible; path 1 recommended" : "only path 1 is possible");
+	out_verdict(ctx, rec, "%s",
+		    cp && fp ? "both paths possible; path 1 recommended"
+		    : fp     ? "only path 1 is possible"
+		    : cp     ? "only path 2 is possible: path 1 does not fit this target"
+			     : "no path fits this target: use a larger drive");
 }

@@ -3,6 +3,7 @@
 #include "steps.h"
 #include "schema.h"
 #include "disk.h"
+#include "freshfit.h"
 #include "layout.h"
 #include "report.h"
 #include "size.h"
@@ -134,7 +135,9 @@ static uint64_t tree_bytes(const struct layout *l, bool live, const struct strli
 		jset_str(e, "path", p);
 		if (r == 0) {
 			jset_u64(e, "bytes", bytes);
-			total += bytes;
+			/* a hostile filesystem's sizes can add up past 2^64: saturate, which never fits */
+			if (u64_add(total, bytes, &total) < 0)
+				total = UINT64_MAX;
 		} else
 			jset_str(e, "error", strerror(-r));
 		json_object_array_add(list, e);
@@ -142,9 +145,101 @@ static uint64_t tree_bytes(const struct layout *l, bool live, const struct strli
 	return total;
 }
 
-static void add_paths(struct ctx *ctx, const struct preflight_args *a, const struct layout *l, bool live,
-		      json_object *root)
+/*
+ * Path 1 puts three things on the new drive: the OS install (what the source's filesystems hold,
+ * less the stores and the irreplaceable files, which are counted apart), the irreplaceable files
+ * restored from the backup, and the stores it re-creates by download, in the profile's order. It
+ * is possible when the first two fit the target's usable LBAs (src/freshfit.h, which plan shares);
+ * a store that does not fit after them is named, so that the operator re-fetches fewer of them
+ * (docs/incident.md: the other nodes re-fetch one).
+ */
+static void fresh_install_fit(struct record *rec, const struct layout *l, uint64_t refetchable, uint64_t keep,
+			      json_object *stores, json_object *fresh)
 {
+	size_t n = jarray_len(stores);
+	_cleanup_free_ uint64_t *bytes = xcalloc(n ? n : 1, sizeof(*bytes));
+	_cleanup_free_ bool *fits = xcalloc(n ? n : 1, sizeof(*fits));
+	_cleanup_free_ char *missing = NULL, *unmeasured = NULL;
+	json_object *unm = json_object_new_array();
+	bool other = l->raw_clone_possible || l->fs_clone_possible;
+	struct fresh_fit f;
+	json_object *c;
+	char b[4][32];
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = jarray_at(stores, i);
+
+		/* a measured size is judged, even a hostile one of 2^64 - 1 (it never fits) */
+		bytes[i] = !jget(e, "bytes") ? FRESH_FIT_UNKNOWN
+			   : jget_u64(e, "bytes") == FRESH_FIT_UNKNOWN ? FRESH_FIT_UNKNOWN - 1
+								     : jget_u64(e, "bytes");
+	}
+	fresh_fit(l, refetchable, keep, bytes, n, fits, &f);
+	for (size_t i = 0; i < l->table.nparts; i++) {
+		uint64_t pb;
+		char *m;
+
+		if (fresh_fit_part(l, i, &pb))
+			continue;
+		json_object_array_add(unm, json_object_new_int64(l->table.parts[i].number));
+		m = xasprintf("%s%sp%u (%s)", unmeasured ? unmeasured : "", unmeasured ? ", " : "", l->table.parts[i].number,
+			      l->fs[i].id.type);
+		free(unmeasured);
+		unmeasured = m;
+	}
+	json_object_object_add(fresh, "unmeasured_partitions", unm);
+	jset_u64(fresh, "source_used_bytes", f.used_bytes);
+	jset_u64(fresh, "install_bytes", f.install_bytes);
+	jset_u64(fresh, "need_bytes", f.need_bytes);
+	jset_u64(fresh, "target_usable_bytes", f.room_bytes);
+	jset_u64(fresh, "total_bytes", f.total_bytes);
+	jset_bool(fresh, "possible", f.possible);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = jarray_at(stores, i);
+		char *m;
+
+		if (bytes[i] == FRESH_FIT_UNKNOWN)
+			continue; /* its "error" says why it was not measured */
+		jset_bool(e, "fits", fits[i]);
+		if (fits[i])
+			continue;
+		m = xasprintf("%s%s%s (%s)", missing ? missing : "", missing ? ", " : "", jget_str(e, "path"),
+			      fmt_decimal(bytes[i], b[0]));
+		free(missing);
+		missing = m;
+	}
+	if (!f.possible)
+		c = record_check(rec, SCHEMA_CHECK_FRESH_INSTALL_FIT, other ? ST_WARN : ST_FAIL,
+				 "path 1 cannot fit: the OS install (%s) and the irreplaceable files (%s) need %s, the "
+				 "target holds %s; use a larger drive%s",
+				 fmt_decimal(f.install_bytes, b[0]), fmt_decimal(keep, b[1]), fmt_decimal(f.need_bytes, b[2]),
+				 fmt_decimal(f.room_bytes, b[3]), other ? " or the clone" : "");
+	else if (f.stores_missing)
+		c = record_check(rec, SCHEMA_CHECK_FRESH_INSTALL_FIT, ST_WARN,
+				 "path 1 fits (%s of %s) but not every store it re-creates: %s %s not fit after it; "
+				 "re-fetch fewer stores (only those that fit) or point the rest at shared storage",
+				 fmt_decimal(f.need_bytes, b[0]), fmt_decimal(f.room_bytes, b[1]), missing,
+				 f.stores_missing == 1 ? "does" : "do");
+	else if (unmeasured)
+		c = record_check(rec, SCHEMA_CHECK_FRESH_INSTALL_FIT, ST_WARN,
+				 "path 1 fits what could be measured (%s of %s), but not %s: swaptool cannot read its used "
+				 "space; check that it fits the %s left (df on the node)",
+				 fmt_decimal(f.total_bytes, b[0]), fmt_decimal(f.room_bytes, b[1]), unmeasured,
+				 fmt_decimal(f.room_bytes - f.total_bytes, b[2]));
+	else
+		c = record_check(rec, SCHEMA_CHECK_FRESH_INSTALL_FIT, ST_PASS,
+				 "path 1 fits: the OS install, the irreplaceable files and the re-fetched stores need %s of %s",
+				 fmt_decimal(f.total_bytes, b[0]), fmt_decimal(f.room_bytes, b[1]));
+	jset_u64(c, "need_bytes", f.need_bytes);
+	jset_u64(c, "target_usable_bytes", f.room_bytes);
+	jset_u64(c, "stores_missing", f.stores_missing);
+}
+
+static void add_paths(struct ctx *ctx, struct record *rec, const struct preflight_args *a, const struct layout *l,
+		      bool live)
+{
+	json_object *root = rec->root;
+	uint64_t refetch_bytes, keep_bytes;
 	json_object *paths = json_object_new_object(), *raw = json_object_new_object();
 	json_object *fsc = json_object_new_object(), *fresh = json_object_new_object();
 	json_object *parts = json_object_new_array(), *refetch = json_object_new_array(), *keep = json_object_new_array();
@@ -176,20 +271,26 @@ static void add_paths(struct ctx *ctx, const struct preflight_args *a, const str
 	json_object_object_add(fsc, "partitions", parts);
 	json_object_object_add(paths, SCHEMA_PATH_FS_CLONE, fsc);
 
-	/* A fresh install is always possible; its cost is the re-fetchable stores, its risk the rest. */
-	jset_bool(fresh, "possible", true);
+	/* A fresh install's cost is the re-fetchable stores, its risk the rest; it must fit too. */
 	if (node_home(a->t.home, &home) < 0)
 		home = xstrdup("/root");
 	jset_str(fresh, "home", home);
 	jset_str(fresh, "measured", live ? "live" : "offline");
-	jset_u64(fresh, "refetchable_bytes", tree_bytes(l, live, &ctx->profile->refetch_paths, home, refetch));
-	jset_u64(fresh, "irreplaceable_bytes", tree_bytes(l, live, &ctx->profile->backup_paths, home, keep));
+	refetch_bytes = tree_bytes(l, live, &ctx->profile->refetch_paths, home, refetch);
+	keep_bytes = tree_bytes(l, live, &ctx->profile->backup_paths, home, keep);
+	jset_u64(fresh, "refetchable_bytes", refetch_bytes);
+	jset_u64(fresh, "irreplaceable_bytes", keep_bytes);
+	fresh_install_fit(rec, l, refetch_bytes, keep_bytes, refetch, fresh);
 	json_object_object_add(fresh, "refetchable", refetch);
 	json_object_object_add(fresh, "irreplaceable", keep);
 	json_object_object_add(paths, SCHEMA_PATH_FRESH_INSTALL, fresh);
 
-	/* a raw clone copies an invalid table as it is: not a recommendation */
-	jset_str(paths, "recommended", l->raw_clone_possible && !l->table_problems ? SCHEMA_PATH_RAW_CLONE : SCHEMA_PATH_FRESH_INSTALL);
+	/* a raw clone copies an invalid table as it is: not a recommendation; none when no path fits */
+	jset_str(paths, "recommended",
+		 l->raw_clone_possible && !l->table_problems ? SCHEMA_PATH_RAW_CLONE
+		 : jget_bool(fresh, "possible")		    ? SCHEMA_PATH_FRESH_INSTALL
+		 : l->fs_clone_possible			    ? SCHEMA_PATH_FS_CLONE
+							    : NULL);
 	json_object_object_add(root, "paths", paths);
 }
 
@@ -457,7 +558,7 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 		layout_free(&l);
 		return r;
 	}
-	add_paths(ctx, &a, &l, disk_holds_root(&src), rec->root);
+	add_paths(ctx, rec, &a, &l, disk_holds_root(&src));
 	layout_free(&l);
 	record_finish(rec);
 	/* the incident's outcome has its own word and exit code (src/report.h): a fleet script tells
@@ -554,11 +655,14 @@ void step_preflight_render(const struct ctx *ctx, json_object *rec)
 		  jget_bool(fsc, "possible") ? "shrink the last filesystem, new GPT, copy used blocks"
 					     : jget_str(fsc, "reason"));
 	{
-		_cleanup_free_ char *fig = xasprintf("re-fetchable %s, irreplaceable %s (%s)",
-						     fmt_decimal(jget_u64(fresh, "refetchable_bytes"), b[0]),
-						     fmt_decimal(jget_u64(fresh, "irreplaceable_bytes"), b[1]),
+		_cleanup_free_ char *fig = xasprintf("needs %s of %s: install %s, irreplaceable %s; re-fetchable %s (%s)",
+						     fmt_decimal(jget_u64(fresh, "need_bytes"), b[0]),
+						     fmt_decimal(jget_u64(fresh, "target_usable_bytes"), b[1]),
+						     fmt_decimal(jget_u64(fresh, "install_bytes"), b[2]),
+						     fmt_decimal(jget_u64(fresh, "irreplaceable_bytes"), b[3]),
+						     fmt_decimal(jget_u64(fresh, "refetchable_bytes"), b[4]),
 						     jget_str(fresh, "measured"));
-		table_row(pathtab, "1: fresh install + restore", "yes", fig);
+		table_row(pathtab, "1: fresh install + restore", jget_bool(fresh, "possible") ? "yes" : "no", fig);
 	}
 	table_print(ctx, pathtab);
 
@@ -578,15 +682,24 @@ void step_preflight_render(const struct ctx *ctx, json_object *rec)
 			return;
 		}
 	}
-	if (jget_bool(jget(paths, "raw_clone"), "possible"))
+	if (jget_bool(jget(paths, "raw_clone"), "possible")) {
 		out_verdict(ctx, rec, "a raw clone fits; swaptool plan shows the steps");
-	else if (streq(jget_str(rec, "verdict"), REPORT_VERDICT_TRAP) && !ctx->json)
-		printf("\n%sverdict:%s %s  clone trap found, a path exists: a raw clone cannot fit. Recommended: path 1, fresh "
-		       "install + restore%s\n",
-		       ctx->color ? "\033[1m" : "", ctx->color ? "\033[0m" : "", ctx->color ? "\033[33mTRAP\033[0m" : "TRAP",
-		       jget_bool(fsc, "possible") ? " (path 2, filesystem-aware clone, is possible too)" : "");
-	else
-		out_verdict(ctx, rec, "the clone trap: a raw clone cannot fit. Recommended: path 1, fresh install + "
-				      "restore%s",
-			    jget_bool(fsc, "possible") ? " (path 2, filesystem-aware clone, is possible too)" : "");
+		return;
+	}
+	{
+		bool one = jget_bool(fresh, "possible"), two = jget_bool(fsc, "possible");
+		const char *advice = one && two ? "Recommended: path 1, fresh install + restore (path 2, filesystem-aware "
+						  "clone, is possible too)"
+				     : one	? "Recommended: path 1, fresh install + restore"
+				     : two	? "Recommended: path 2, filesystem-aware clone (path 1 does not fit: "
+						  "fresh-install-fit above)"
+						: "No path fits this target: use a larger drive (fresh-install-fit above)";
+
+		if (streq(jget_str(rec, "verdict"), REPORT_VERDICT_TRAP) && !ctx->json)
+			printf("\n%sverdict:%s %s  clone trap found, a path exists: a raw clone cannot fit. %s\n",
+			       ctx->color ? "\033[1m" : "", ctx->color ? "\033[0m" : "",
+			       ctx->color ? "\033[33mTRAP\033[0m" : "TRAP", advice);
+		else
+			out_verdict(ctx, rec, "the clone trap: a raw clone cannot fit. %s", advice);
+	}
 }

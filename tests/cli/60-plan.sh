@@ -99,17 +99,35 @@ jeq '.plan.paths.fs_clone.partitions[1].new_end_lba' 488378640
 jeq '.plan.paths.fs_clone.partitions[1].new_block_count' 488247313
 ok "4096-byte target"
 
-# Path 2 impossible: the data does not fit; only path 1, with the reason.
-"$MKDISK" toolarge "$TMP/big.img" >/dev/null
-run 0 "$SWAPTOOL" "${P[@]}" --json plan "$TMP/big.img" --target 2000398934016
+# Path 2 impossible: its last partition is swap, not ext4, so it cannot shrink; path 1 fits
+# (the ESP's 512 MiB; swap is the installer's): only path 1, with the reason.
+"$MKDISK" not-ext4 "$TMP/swap.img" >/dev/null
+run 0 "$SWAPTOOL" "${P[@]}" --json plan "$TMP/swap.img" --target 2000398934016
 jeq .plan.paths.fs_clone.possible false
-jeq '.plan.paths.fs_clone.actions | length' 0
-jeq '.plan.paths.fs_clone.why_not | test("needs [0-9]+ blocks")' true
+jeq .plan.paths.fresh_install.possible true
+jeq .plan.paths.fresh_install.need_bytes 536870912
 jeq '.checks[] | select(.id=="fs-clone") | .status' warn
-run 1 "$SWAPTOOL" "${P[@]}" plan "$TMP/big.img" --target 2000398934016 --script "$TMP/no.sh"
+jeq '.checks[] | select(.id=="fresh-install") | .status' pass
+run 1 "$SWAPTOOL" "${P[@]}" plan "$TMP/swap.img" --target 2000398934016 --script "$TMP/no.sh"
 [ ! -e "$TMP/no.sh" ] || fail "a script was written for an impossible path"
 contains "only path 1"
 ok "path 2 impossible"
+
+# Neither path: the data (2.040 TB of used blocks) fits neither a shrunk p2 nor a fresh install
+# on 2 TB: exit 1, both checks fail, and plan says so (it said "only path 1 is possible").
+"$MKDISK" toolarge "$TMP/big.img" >/dev/null
+run 1 "$SWAPTOOL" "${P[@]}" --json plan "$TMP/big.img" --target 2000398934016
+jeq .plan.paths.fs_clone.possible false
+jeq '.plan.paths.fs_clone.actions | length' 0
+jeq '.plan.paths.fs_clone.why_not | test("needs [0-9]+ blocks")' true
+jeq .plan.paths.fresh_install.possible false
+jeq '.plan.paths.fresh_install.need_bytes > .plan.paths.fresh_install.target_usable_bytes' true
+jeq '.checks[] | select(.id=="fs-clone") | .status' fail
+jeq '.checks[] | select(.id=="fresh-install") | .status' fail
+run 1 "$SWAPTOOL" "${P[@]}" plan "$TMP/big.img" --target 2000398934016 --script "$TMP/no.sh"
+[ ! -e "$TMP/no.sh" ] || fail "a script was written for an impossible path"
+contains "no path fits this target"
+ok "neither path fits"
 
 # Bad input.
 run 2 "$SWAPTOOL" "${P[@]}" plan
