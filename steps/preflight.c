@@ -580,11 +580,10 @@ void step_preflight_render(const struct ctx *ctx, json_object *rec)
 	}
 	if (jget_bool(jget(paths, "raw_clone"), "possible"))
 		out_verdict(ctx, rec, "a raw clone fits; swaptool plan shows the steps");
-	else if (streq(jget_str(rec, "verdict"), REPORT_VERDICT_TRAP) && !ctx->json)
-		printf("\n%sverdict:%s %s  clone trap found, a path exists: a raw clone cannot fit. Recommended: path 1, fresh "
-		       "install + restore%s\n",
-		       ctx->color ? "\033[1m" : "", ctx->color ? "\033[0m" : "", ctx->color ? "\033[33mTRAP\033[0m" : "TRAP",
-		       jget_bool(fsc, "possible") ? " (path 2, filesystem-aware clone, is possible too)" : "");
+	else if (streq(jget_str(rec, "verdict"), REPORT_VERDICT_TRAP))
+		out_verdict(ctx, rec, "clone trap found, a path exists: a raw clone cannot fit. Recommended: path 1, fresh "
+				      "install + restore%s",
+			    jget_bool(fsc, "possible") ? " (path 2, filesystem-aware clone, is possible too)" : "");
 	else
 		out_verdict(ctx, rec, "the clone trap: a raw clone cannot fit. Recommended: path 1, fresh install + "
 				      "restore%s",
