@@ -73,3 +73,18 @@ contains "next:    on a real node"
 (cd "$TMP" && run 0 "$SRCDIR/scripts/demo" --summary demo && grepq -xF "report:  $demo/report/report.html" <<<"$OUT") ||
 	fail "a relative demo directory is not named absolute"
 ok "the demo ends saying which verdicts are expected and why, where the report is and what is next"
+
+# the demo's echoed commands: quoted only where bash needs it ("16M,64M,256M" as typed, not
+# "16M\,64M\,256M"), and every word, hostile ones included, read back by bash as exactly itself
+run 0 "$SRCDIR/scripts/demo" --show accept "$TMP/shard.bin" --sweep 16M,64M,256M --working-set 256M
+[ "$OUT" = "\$ swaptool accept $TMP/shard.bin --sweep 16M,64M,256M --working-set 256M" ] || fail "echoed command: $OUT"
+words=(--sweep 16M,64M,256M '' 'a b' "it's" $'\e]0;title\a' $'two\nlines' '$(touch x)' '`id`' '~root' 'a;b' '*' '!x' 'é')
+run 0 "$SRCDIR/scripts/demo" --show "${words[@]}"
+[ "$(wc -l <<<"$OUT")" = 1 ] || fail "an echoed command spans lines: $OUT"
+grepq -F $'\e' <<<"$OUT" && fail "an echoed command carries a raw ESC"
+eval "back=(${OUT#\$ swaptool })"
+[ "${#back[@]}" = "${#words[@]}" ] || fail "bash reads ${#back[@]} words back, not ${#words[@]}: $OUT"
+for i in "${!words[@]}"; do
+	[ "${back[$i]}" = "${words[$i]}" ] || fail "word $i reads back as '${back[$i]}', not '${words[$i]}'"
+done
+ok "the demo's echoed commands quote only what bash needs, and read back as given"
