@@ -64,6 +64,7 @@ why_of() { awk -v s="$1" '$1 == s { on = 1; print; next } on && /^             /
 [[ "$(why_of accept)" == " accept FAIL expected FAIL: the gates are for a healthy-class NVMe"* ]] || fail "accept's lines: $OUT"
 [[ "$(why_of report)" == " report rejected expected rejected: it follows accept"* ]] || fail "report's lines: $OUT"
 [[ "$(why_of preflight)" == " preflight TRAP expected TRAP"* ]] || fail "preflight's lines: $OUT"
+[[ "$(why_of plan)" == " plan "*" expected PASS: path 2"* ]] || fail "plan's lines: $OUT"
 contains "are the demo working"
 grepq -xF "report:  $demo/report/report.html" <<<"$OUT" || fail "no absolute report.html path: $OUT"
 [ -s "$demo/report/report.html" ] || fail "the path it names is no report"
