@@ -12,6 +12,10 @@ enum status { ST_PASS, ST_SKIP, ST_WARN, ST_FAIL }; /* ordered by severity for t
 
 const char *status_name(enum status st);
 int status_parse(const char *s, enum status *st);
+/* Is `w` a word of the one verdict vocabulary that every step and view uses: pass, warn, trap
+ * (preflight's clone trap with a path, src/report.h), fail or skip? A record from elsewhere may
+ * carry any string; a view shows an unknown one as unknown, never as one of these. */
+bool verdict_word_known(const char *w);
 
 struct record {
 	json_object *root;   /* the envelope; steps add their own fields to it */

@@ -241,12 +241,13 @@ static json_object *node_view(struct record *rec, const struct node *n, const st
 			json_object_object_add(o, "delta_bytes", NULL);
 		jset_str(o, "recommended_path", jget_str(paths, "recommended"));
 		jset_str(p, "verdict", jget_str(pf, "verdict"));
-		jset_str(p, "status", status_name(st));
+		/* the report's word for the step (report_step_word): a trap with a path is "trap", not "pass" */
+		jset_str(p, "status", report_step_word("preflight", pf, st));
 		jset_str(p, "why", pwhy);
 		json_object_object_add(o, "preflight", p);
 		if (st > worst)
 			worst = st;
-		why = xasprintf("preflight %s: %s", status_name(st), pwhy ?: "");
+		why = xasprintf("preflight %s: %s", report_step_word("preflight", pf, st), pwhy ?: "");
 	} else {
 		json_object_object_add(o, "drive", NULL);
 		json_object_object_add(o, "target", NULL);
@@ -446,7 +447,6 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 	for (size_t i = 0; nodes && i < json_object_array_length(nodes); i++) {
 		json_object *n = jarray_at(nodes, i), *acc = jget_object(n, "accept");
 		json_object *runs = jget_array(acc, "runs"), *g = jget_object(acc, "gates");
-		enum status st = ST_SKIP;
 
 		_cleanup_free_ char *name = node_name(n);
 		table_cellf(a, "%s", name);
@@ -479,8 +479,7 @@ void step_fleet_render(const struct ctx *ctx, json_object *record)
 				    streq(jget_str(g, "engine"), "not run") ? "" : streq(jget_str(g, "engine"), "failed") ? ", engine failed" : ", engine");
 		else
 			table_cellf(a, "-");
-		status_parse(jget_str(n, "status"), &st);
-		table_cellf(a, "%s", out_status(ctx, st));
+		table_cellf(a, "%s", out_word(ctx, jget_str(n, "status")));
 	}
 	table_print(ctx, a);
 	out_line(ctx, "%s", "");

@@ -77,16 +77,29 @@ void out_block(const char *text)
 	fputs(safe, stdout);
 }
 
+const char *out_word(const struct ctx *ctx, const char *word)
+{
+	static const struct {
+		const char *word, *plain, *colored;
+	} words[] = {
+		{ "pass", "PASS", ANSI_GREEN "PASS" ANSI_RESET },
+		{ "done", "PASS", ANSI_GREEN "PASS" ANSI_RESET },
+		{ "skip", "skip", ANSI_DIM "skip" ANSI_RESET },
+		{ "warn", "WARN", ANSI_YELLOW "WARN" ANSI_RESET },
+		/* a finding with a way out: yellow as a warning, its own word */
+		{ "trap", "TRAP", ANSI_YELLOW "TRAP" ANSI_RESET },
+		{ "fail", "FAIL", ANSI_RED "FAIL" ANSI_RESET },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (streq(word, words[i].word))
+			return ctx->color ? words[i].colored : words[i].plain;
+	/* a word no step writes (a hostile or newer record): neither a pass nor a fail */
+	return ctx->color ? ANSI_BOLD "UNKNOWN" ANSI_RESET : "UNKNOWN";
+}
+
 const char *out_status(const struct ctx *ctx, enum status st)
 {
-	static const char *plain[] = { [ST_PASS] = "PASS", [ST_SKIP] = "skip", [ST_WARN] = "WARN", [ST_FAIL] = "FAIL" };
-	static const char *colored[] = {
-		[ST_PASS] = ANSI_GREEN "PASS" ANSI_RESET, [ST_SKIP] = ANSI_DIM "skip" ANSI_RESET,
-		[ST_WARN] = ANSI_YELLOW "WARN" ANSI_RESET, [ST_FAIL] = ANSI_RED "FAIL" ANSI_RESET,
-	};
-	if (st > ST_FAIL)
-		st = ST_FAIL;
-	return ctx->color ? colored[st] : plain[st];
+	return out_word(ctx, status_name(st));
 }
 
 void out_checks(const struct ctx *ctx, json_object *record)
@@ -99,25 +112,28 @@ void out_checks(const struct ctx *ctx, json_object *record)
 	table_header(t, "status", "check", "finding");
 	for (size_t i = 0; i < jarray_len(checks); i++) {
 		json_object *c = jarray_at(checks, i);
-		enum status st = ST_FAIL;
 
-		status_parse(jget_str(c, "status"), &st);
-		table_row(t, out_status(ctx, st), jget_str(c, "id"), jget_str(c, "summary"));
+		table_row(t, out_word(ctx, jget_str(c, "status")), jget_str(c, "id"), jget_str(c, "summary"));
 	}
 	table_print(ctx, t);
 }
 
 void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ...)
 {
-	enum status st = ST_FAIL;
+	const char *word = jget_str(record, "verdict");
 	_cleanup_free_ char *text = NULL;
 	va_list ap;
 
 	if (ctx->json)
 		return;
-	status_parse(jget_str(record, "verdict"), &st);
-	printf("\n%sverdict:%s %s  ", ctx->color ? ANSI_BOLD : "", ctx->color ? ANSI_RESET : "",
-	       out_status(ctx, st));
+	printf("\n%sverdict:%s %s  ", ctx->color ? ANSI_BOLD : "", ctx->color ? ANSI_RESET : "", out_word(ctx, word));
+	if (!verdict_word_known(word)) {
+		/* the step's words were written for a verdict it knows: do not pair them with this one */
+		out_text(stdout, "the record's verdict '%s' is not pass, warn, trap, fail or skip: do not trust it; "
+				 "make the record again with this swaptool", word ?: "(none)");
+		fputc('\n', stdout);
+		return;
+	}
 	va_start(ap, fmt);
 	if (vasprintf(&text, fmt, ap) < 0)
 		abort();

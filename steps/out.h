@@ -24,7 +24,12 @@ void out_block(const char *text);
 /* "swaptool STEP: warning: ..." on stderr, escaped as out_line is: for a step whose stdout is data
  * (metrics' exposition), so that what it warns of cannot be mistaken for that data. */
 void out_warning(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* "PASS"/"WARN"/"FAIL"/"skip", coloured when allowed. */
+/* A word of the verdict vocabulary (verdict_word_known, src/record.h) as a person sees it, coloured
+ * when allowed: "PASS" (also for status's "done"), "WARN", "TRAP", "FAIL", "skip"; any other
+ * string, or none, is "UNKNOWN", never one of those. Every view's status cells and verdict lines
+ * use it, so that a word means the same everywhere. */
+const char *out_word(const struct ctx *ctx, const char *word);
+/* out_word of a check status. */
 const char *out_status(const struct ctx *ctx, enum status st);
 /* The checks of a record as a table: status, id, summary. */
 void out_checks(const struct ctx *ctx, json_object *record);

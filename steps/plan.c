@@ -206,9 +206,15 @@ static void record_paths(struct record *rec, const struct plan *p)
 	if (p->raw_possible)
 		record_check(rec, "raw-clone", ST_PASS, "a raw sector clone fits the target");
 	else
-		record_check(rec, "raw-clone", ST_WARN, "a raw sector clone cannot work: the target is %s B %s",
+		/* The clone trap, kept in view but not a warning: preflight found it (its verdict trap)
+		 * and this plan is the way round it, so a plan whose paths hold has nothing left to warn
+		 * of. "skip": the raw clone is not a path of this plan (docs/design.md's vocabulary). */
+		record_check(rec, "raw-clone", ST_SKIP,
+			     "the clone trap: a raw sector clone cannot work (the target is %s B %s); not a path "
+			     "here: %s instead",
 			     fmt_thousands_signed(p->delta_bytes, b[0]),
-			     p->src_geo.lba_size != p->tgt_geo.lba_size ? "with another LBA size" : "against the source");
+			     p->src_geo.lba_size != p->tgt_geo.lba_size ? "with another LBA size" : "against the source",
+			     p->clone_possible ? "path 1 or 2" : "path 1");
 	if (p->lba_size_unsafe)
 		/* a fail, not a warning: the probe of issue 29 was told "pass" and got a disk that does not boot */
 		record_check(rec, "lba-format", ST_FAIL, "path 2 is refused: %s", p->clone_why);

@@ -695,10 +695,8 @@ void step_preflight_render(const struct ctx *ctx, json_object *rec)
 						  "fresh-install-fit above)"
 						: "No path fits this target: use a larger drive (fresh-install-fit above)";
 
-		if (streq(jget_str(rec, "verdict"), REPORT_VERDICT_TRAP) && !ctx->json)
-			printf("\n%sverdict:%s %s  clone trap found, a path exists: a raw clone cannot fit. %s\n",
-			       ctx->color ? "\033[1m" : "", ctx->color ? "\033[0m" : "",
-			       ctx->color ? "\033[33mTRAP\033[0m" : "TRAP", advice);
+		if (streq(jget_str(rec, "verdict"), REPORT_VERDICT_TRAP))
+			out_verdict(ctx, rec, "clone trap found, a path exists: a raw clone cannot fit. %s", advice);
 		else
 			out_verdict(ctx, rec, "the clone trap: a raw clone cannot fit. %s", advice);
 	}

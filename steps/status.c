@@ -250,10 +250,9 @@ void step_status_render(const struct ctx *ctx, json_object *record)
 	for (size_t i = 0; i < jarray_len(steps); i++) {
 		json_object *s = jarray_at(steps, i);
 		const char *state = jget_str(s, "state");
-		enum status st = streq(state, "done") ? ST_PASS : streq(state, "warn") ? ST_WARN : streq(state, "failed") ? ST_FAIL : ST_SKIP;
-		/* preflight's "trap" is done (a path exists) but keeps its own word */
-		table_row(t, jget_str(s, "step"), streq(state, "missing") ? "-" : streq(state, REPORT_VERDICT_TRAP) ? "TRAP" :
-			  out_status(ctx, st), jget_str(s, "finished"),
+		/* preflight's "trap" is done (a path exists) but keeps its own word; "failed" is fail */
+		table_row(t, jget_str(s, "step"), streq(state, "missing") ? "-" : out_word(ctx, streq(state, "failed") ? "fail" : state),
+			  jget_str(s, "finished"),
 			  jget_str(s, "host"), jget_str(s, "why"));
 	}
 	table_print(ctx, t);

@@ -49,6 +49,15 @@ NO_COLOR=1 ontty 80 "$SWAPTOOL" --state "$STATE" --color=always preflight "$img"
 grep -qF "$esc" "$TMP/tty.out" || fail "--color=always is not stronger than NO_COLOR"
 run 2 "$SWAPTOOL" --color=sometimes preflight "$img" --target 2TB
 contains "bad --color 'sometimes'"
+# TRAP, preflight's headline word for the clone trap, is coloured as WARN is, on the verdict line
+# and in status's table; NO_COLOR keeps it plain
+ontty 100 "$SWAPTOOL" --state "$TMP/trapst" preflight "$img" --target 32M
+grep -qF "verdict:${esc}0m ${esc}33mTRAP${esc}0m" "$TMP/tty.out" || fail "TRAP is not coloured: $(strip "$TMP/tty.out" | grep verdict)"
+ontty 100 "$SWAPTOOL" --state "$TMP/trapst" status
+grep -qF "${esc}33mTRAP" "$TMP/tty.out" || fail "status: TRAP is not coloured"
+NO_COLOR=1 ontty 100 "$SWAPTOOL" --state "$TMP/trapst" preflight "$img" --target 32M
+grep -q "verdict: TRAP  " "$TMP/tty.out" || fail "NO_COLOR: no plain TRAP"
+! grep -qF "$esc" "$TMP/tty.out" || fail "TRAP coloured despite NO_COLOR"
 ok "--color=WHEN, NO_COLOR, TERM=dumb"
 
 # Unknown options are unknown options (exit 2, named), before or after the step; never a step.

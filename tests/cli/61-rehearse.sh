@@ -20,6 +20,12 @@ before=$(regions "$TMP/src.img")
 
 run 0 "$SWAPTOOL" --state "$STATE" --json plan "$TMP/src.img" --target 2000398934016 --rehearse --scratch "$TMP/scratch"
 jeq .rehearsal.ok true
+# every rehearsal check passed and the clone trap is the one the plan resolves: the plan passes,
+# the trap kept in view as raw-clone's skip
+jeq .verdict pass
+jeq '.checks[] | select(.id=="raw-clone") | .status' skip
+jeq '.checks[] | select(.id=="raw-clone") | .summary | test("^the clone trap: .*-48,009,314,304 B.*path 1 or 2 instead")' true
+jeq '[.checks[] | select(.status == "warn" or .status == "fail")] | length' 0
 jeq '.checks[] | select(.id=="rehearse") | .status' pass
 jeq '.checks[] | select(.id=="rehearse-e2fsck") | .status' pass
 jeq '.checks[] | select(.id=="rehearse-sgdisk") | .status' pass

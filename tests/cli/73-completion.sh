@@ -86,6 +86,18 @@ if [ -n "$dev" ]; then
 	cd - >/dev/null
 fi
 c "preflight $TMP/d/"; has "$TMP/d/a.json"
+# under /dev: exactly the block devices and NVMe controllers (find(1) is the judge), not the ttys,
+# null and zero that /dev's files would add
+want=$({ find /dev -maxdepth 1 -type b; find /dev -maxdepth 1 -type c -regex '/dev/nvme[0-9]+'; } | sort)
+for s in "preflight /dev/" "accept /dev/" "plan x --target /dev/"; do
+	c "$s"
+	hasnt /dev/null; hasnt /dev/zero; hasnt /dev/tty
+	[ "$OUT" = "$want" ] || fail "completing '$s': $(diff <(echo "$want") <(echo "$OUT") | head)"
+done
+byid=$(ls /dev/disk/by-id 2>/dev/null || true)
+if [ -n "$byid" ]; then
+	c "preflight /dev/disk/by-id/"; has "/dev/disk/by-id/${byid%%$'\n'*}"
+fi
 ok "completion: option values and operands by kind"
 
 # the example profile restates the built-in defaults: it loads, and plan's record is the same with it

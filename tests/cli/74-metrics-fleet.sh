@@ -154,6 +154,11 @@ jeq '.nodes[0].accept.runs[2].mb_s_ratio == 0.633' true
 jeq '.nodes[0].accept.gates | [.passed, .total, .engine] | join(",")' "0,5,not run"
 jeq '.nodes[0].accept.gates.failed | length' 5
 jeq '.nodes[0].status' fail
+# one verdict vocabulary: preflight's clone trap with a path is "trap" here as in the record
+jeq '.nodes[0].preflight.verdict' trap
+jeq '.nodes[0].preflight.status' trap
+jeq '.checks[0].summary | startswith("dgx4: preflight trap: clone trap found")' true
+jeq '.checks[0].summary | contains("preflight pass")' false
 jeq '.nodes[1].accept.runs[0].iops_ratio == 1' true
 jeq '.nodes[1].status' pass
 jeq '.nodes[2].report.verdict' accepted
@@ -166,6 +171,8 @@ contains "12.9 K (0.16x)"
 contains "1.90 GB/s (0.63x)"
 contains "80.0 K (1.00x)"
 contains "-48.0 GB"
+printf '%s' "$OUT" | grepq "preflight trap: clone trap found" || fail "fleet's text does not say 'preflight trap'"
+printf '%s' "$OUT" | grepq "preflight pass" && fail "fleet's text calls the trap 'preflight pass'"
 # the default reference: the first node whose accept passed; another reference turns the ratios round
 run 1 "$SWAPTOOL" --json fleet "$TMP/a4.json" "$TMP/a5.json"
 jeq '.reference.host' dgx5

@@ -64,6 +64,7 @@ why_of() { awk -v s="$1" '$1 == s { on = 1; print; next } on && /^             /
 [[ "$(why_of accept)" == " accept FAIL expected FAIL: the gates are for a healthy-class NVMe"* ]] || fail "accept's lines: $OUT"
 [[ "$(why_of report)" == " report rejected expected rejected: it follows accept"* ]] || fail "report's lines: $OUT"
 [[ "$(why_of preflight)" == " preflight TRAP expected TRAP"* ]] || fail "preflight's lines: $OUT"
+[[ "$(why_of plan)" == " plan "*" expected PASS: path 2"* ]] || fail "plan's lines: $OUT"
 contains "are the demo working"
 grepq -xF "report:  $demo/report/report.html" <<<"$OUT" || fail "no absolute report.html path: $OUT"
 [ -s "$demo/report/report.html" ] || fail "the path it names is no report"
@@ -73,3 +74,18 @@ contains "next:    on a real node"
 (cd "$TMP" && run 0 "$SRCDIR/scripts/demo" --summary demo && grepq -xF "report:  $demo/report/report.html" <<<"$OUT") ||
 	fail "a relative demo directory is not named absolute"
 ok "the demo ends saying which verdicts are expected and why, where the report is and what is next"
+
+# the demo's echoed commands: quoted only where bash needs it ("16M,64M,256M" as typed, not
+# "16M\,64M\,256M"), and every word, hostile ones included, read back by bash as exactly itself
+run 0 "$SRCDIR/scripts/demo" --show accept "$TMP/shard.bin" --sweep 16M,64M,256M --working-set 256M
+[ "$OUT" = "\$ swaptool accept $TMP/shard.bin --sweep 16M,64M,256M --working-set 256M" ] || fail "echoed command: $OUT"
+words=(--sweep 16M,64M,256M '' 'a b' "it's" $'\e]0;title\a' $'two\nlines' '$(touch x)' '`id`' '~root' 'a;b' '*' '!x' 'é')
+run 0 "$SRCDIR/scripts/demo" --show "${words[@]}"
+[ "$(wc -l <<<"$OUT")" = 1 ] || fail "an echoed command spans lines: $OUT"
+grepq -F $'\e' <<<"$OUT" && fail "an echoed command carries a raw ESC"
+eval "back=(${OUT#\$ swaptool })"
+[ "${#back[@]}" = "${#words[@]}" ] || fail "bash reads ${#back[@]} words back, not ${#words[@]}: $OUT"
+for i in "${!words[@]}"; do
+	[ "${back[$i]}" = "${words[$i]}" ] || fail "word $i reads back as '${back[$i]}', not '${words[$i]}'"
+done
+ok "the demo's echoed commands quote only what bash needs, and read back as given"
