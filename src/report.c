@@ -35,6 +35,44 @@ static char *first_check(json_object *rec, const char *st)
 	return NULL;
 }
 
+/* Every failed gate by name, not only the first: whoever fixes one of four would otherwise rerun
+ * accept four times. A hostile record may hold thousands of gates with long names, so the list
+ * stops at REASON_GATES_MAX names of at most 64 bytes each and counts the rest. */
+#define REASON_GATES_MAX 8
+static size_t accept_failed_n(json_object *rec)
+{
+	json_object *gates = schema_accept_gates(rec);
+	size_t n = 0;
+
+	for (size_t i = 0; i < jarray_len(gates); i++)
+		n += streq(schema_gate_status(jarray_at(gates, i)), "fail");
+	return n;
+}
+
+static char *failed_gates(json_object *rec)
+{
+	json_object *gates = schema_accept_gates(rec);
+	_cleanup_free_ char *list = NULL, *more = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < jarray_len(gates); i++) {
+		json_object *g = jarray_at(gates, i);
+
+		if (!streq(schema_gate_status(g), "fail"))
+			continue;
+		if (++n > REASON_GATES_MAX)
+			continue;
+		char *l = xasprintf("%s%s%.64s", list ?: "", list ? ", " : "", schema_gate_name(g) ?: "?");
+		free(list);
+		list = l;
+	}
+	if (n == 0)
+		return NULL;
+	if (n > REASON_GATES_MAX)
+		more = xasprintf(" and %zu more", n - REASON_GATES_MAX);
+	return xasprintf("%zu gate%s failed: %s%s", n, n == 1 ? "" : "s", list, more ?: "");
+}
+
 static char *pass_why(const char *step, json_object *rec)
 {
 	json_object *checks = jget(rec, "checks");
@@ -107,7 +145,7 @@ enum status report_judge_step(const char *step, json_object *rec, char **why)
 
 		schema_accept_engine_gates(rec, &run, &failed);
 		if (failed && !streq(verdict, "fail")) {
-			*why = xstrdup("an engine gate failed");
+			*why = failed_gates(rec) ?: xstrdup("an engine gate failed");
 			return ST_FAIL;
 		}
 		/* "0 of 0 gates passed" is no acceptance: a pass needs the runs and the gates on them */
@@ -132,6 +170,12 @@ enum status report_judge_step(const char *step, json_object *rec, char **why)
 		return ST_PASS;
 	}
 	*why = first_check(rec, "fail") ?: xasprintf("verdict '%s'", verdict ?: "missing");
+	/* one failed gate reads best as its check's summary; several are all named, that one's detail after */
+	if (streq(step, "accept") && accept_failed_n(rec) > 1) {
+		_cleanup_free_ char *first = *why, *all = failed_gates(rec);
+
+		*why = xasprintf("%s (%s)", all, first);
+	}
 	return ST_FAIL;
 }
 

@@ -68,6 +68,28 @@ jq '(.gates[] | select(.name == "engine-full-bench")) |= (.status = "fail")' \
 report "$TMP/engfail" 1
 jeq .report_verdict rejected
 ok "a failed gate: rejected"
+# four failed gates: the reason names all four, and the signed report still verifies
+write_records "$TMP/four"
+jq '.verdict = "fail" | .gates |= (to_entries | map(if .key < 4 then .value.status = "fail" else . end) | map(.value))' \
+	"$TMP/four/accept.json" >"$TMP/a" && mv "$TMP/a" "$TMP/four/accept.json"
+names=$(jq -r '[.gates[] | select(.status == "fail") | .name] | join(", ")' "$TMP/four/accept.json")
+[ "$(jq '[.gates[] | select(.status == "fail")] | length' "$TMP/four/accept.json")" = 4 ] || fail "fixture: 4 failed gates"
+report "$TMP/four" 1
+jeq .report_verdict rejected
+jeq '.why | startswith("accept failed: 4 gates failed: '"$names"' (")' true
+R4=$TMP/four/out/report.json
+[ "$(jq -r .why "$R4")" = "$(jq -r .why <<<"$OUT")" ] || fail "report.json why"
+run 1 "$SWAPTOOL" verify-report "$R4"
+ssh-keygen -Y verify -f "$TMP/four/out/allowed_signers" -I t@x -n swaptool-report -s "$R4.sig" <"$R4" >/dev/null 2>&1 ||
+	fail "ssh-keygen -Y verify: four failed gates"
+# thousands of failed gates in a hostile record: the reason stays short and counts the rest
+write_records "$TMP/many"
+jq '.verdict = "fail" | .gates = [range(3000) | {"name": ("g\(.)-" + ("x" * 200)), "status": "fail"}]' \
+	"$TMP/many/accept.json" >"$TMP/a" && mv "$TMP/a" "$TMP/many/accept.json"
+report "$TMP/many" 1
+jeq '.why | test("^accept failed: 3000 gates failed: g0-x{61}, .* and 2992 more")' true
+jeq '.why | length < 1000' true
+ok "several failed gates: all named, bounded"
 
 # a missing step: incomplete, naming it
 write_records "$TMP/miss"
