@@ -692,29 +692,9 @@ static json_object *geo_json(const struct lba_geometry *g)
 	return o;
 }
 
-json_object *plan_json(const struct plan *p)
+static json_object *fresh_path_json(const struct plan *p)
 {
-	json_object *o = json_object_new_object(), *src = geo_json(&p->src_geo), *tgt = geo_json(&p->tgt_geo);
-	json_object *paths = json_object_new_object(), *fresh = json_object_new_object();
-	json_object *clone = json_object_new_object(), *raw = json_object_new_object();
-	json_object *steps = json_object_new_array(), *acts = json_object_new_array(), *parts = json_object_new_array();
-
-	jset_str(o, "fingerprint", p->fingerprint);
-	jset_str(o, "fingerprint_shrunk", p->fingerprint_shrunk);
-	jset_str(src, "path", p->src_path);
-	jset_str(src, "serial", p->src_serial);
-	jset_str(src, "model", p->src_model);
-	jset_str(src, "partition_table", p->table_kind);
-	jset_str(src, "disk_guid", p->disk_guid[0] ? p->disk_guid : NULL);
-	json_object_object_add(o, "source", src);
-	jset_str(tgt, "spec", p->tgt_spec);
-	jset_str(tgt, "path", p->tgt_path);
-	jset_str(tgt, "serial", p->tgt_serial);
-	json_object_object_add(o, "target", tgt);
-	jset_i64(o, "delta_bytes", p->delta_bytes);
-
-	jset_bool(raw, "possible", p->raw_possible);
-	json_object_object_add(paths, "raw_clone", raw);
+	json_object *fresh = json_object_new_object(), *steps = json_object_new_array();
 
 	jset_bool(fresh, "possible", p->fit.possible);
 	/* the recommendation preflight makes: path 1 whenever it fits; none when it does not */
@@ -739,81 +719,122 @@ json_object *plan_json(const struct plan *p)
 		json_object_array_add(steps, s);
 	}
 	json_object_object_add(fresh, "steps", steps);
-	json_object_object_add(paths, "fresh_install", fresh);
+	return fresh;
+}
+
+static json_object *clone_cost_json(const struct plan *p)
+{
+	json_object *cost = json_object_new_object();
+	uint64_t data, past = plan_past_cut_bytes(p, &data);
+
+	jset_u64(cost, "past_cut_bytes", past);
+	jset_u64(cost, "past_cut_data_bytes", data);
+	jset_u64(cost, "rehearsal_scratch_bytes", plan_rehearse_need(p));
+	jset_double(cost, "clone_seconds", plan_clone_seconds(p));
+	jset_u64(cost, "rate_bytes_per_s", (uint64_t)plan_rate(p));
+	/* what bounds it: the write-up's NVMe figure, or a USB link (the slot's drive is faster) */
+	jset_str(cost, "rate_basis", plan_rate(p) < PLAN_RATE ? "usb-link" : "nvme");
+	json_object_object_add(cost, "usb_link_mbps", p->link_mbps ? json_object_new_uint64(p->link_mbps) : NULL);
+	jset_str(cost, "usb_link_side", p->link_side);
+	return cost;
+}
+
+static json_object *part_json(const struct plan_part *pp)
+{
+	json_object *e = json_object_new_object();
+
+	jset_u64(e, "number", pp->number);
+	jset_u64(e, "start_lba", pp->src_start_lba);
+	jset_u64(e, "end_lba", pp->src_end_lba);
+	jset_u64(e, "new_start_lba", pp->tgt_start_lba);
+	jset_u64(e, "new_end_lba", pp->tgt_end_lba);
+	jset_u64(e, "offset_bytes", pp->offset);
+	jset_u64(e, "size_bytes", pp->src_bytes);
+	jset_u64(e, "new_size_bytes", pp->tgt_bytes);
+	jset_str(e, "type_guid", pp->type_guid);
+	jset_str(e, "part_guid", pp->part_guid);
+	jset_str(e, "name", pp->name);
+	jset_u64(e, "attrs", pp->attrs);
+	jset_str(e, "fs_type", pp->fs_type[0] ? pp->fs_type : NULL);
+	jset_str(e, "fs_uuid", pp->fs_uuid[0] ? pp->fs_uuid : NULL);
+	if (pp->is_ext) {
+		jset_u64(e, "block_size", pp->block_size);
+		jset_u64(e, "block_count", pp->block_count);
+		jset_u64(e, "new_block_count", pp->new_block_count);
+		jset_u64(e, "min_blocks", pp->min_blocks);
+	}
+	return e;
+}
+
+static json_object *action_json(const struct plan_action *a, size_t n)
+{
+	json_object *e = json_object_new_object();
+
+	jset_u64(e, "n", n);
+	jset_str(e, "action", plan_act_name(a->kind));
+	if (a->part)
+		jset_u64(e, "partition", a->part);
+	if (a->kind == PA_COPY_RAW || a->kind == PA_COPY_USED) {
+		jset_u64(e, "src_offset", a->src_offset);
+		jset_u64(e, "tgt_offset", a->tgt_offset);
+		jset_u64(e, "bytes", a->bytes);
+	}
+	if (a->kind == PA_SHRINK || a->kind == PA_GROW || a->kind == PA_FSCK || a->kind == PA_COPY_USED) {
+		jset_u64(e, "block_size", a->block_size);
+		if (a->blocks_from)
+			jset_u64(e, "blocks_from", a->blocks_from);
+		jset_u64(e, "blocks_to", a->blocks_to);
+	}
+	jset_bool(e, "destructive", a->destructive);
+	jset_str(e, "title", a->title);
+	jset_str(e, "precondition", a->precondition);
+	jset_str(e, "evidence", a->evidence);
+	jset_str(e, "command", a->command);
+	return e;
+}
+
+static json_object *clone_path_json(const struct plan *p)
+{
+	json_object *clone = json_object_new_object();
+	json_object *acts = json_object_new_array(), *parts = json_object_new_array();
 
 	jset_bool(clone, "possible", p->clone_possible);
 	jset_str(clone, "why_not", p->clone_possible ? NULL : p->clone_why);
 	jset_bool(clone, "needs_shrink", p->needs_shrink);
-	if (p->clone_possible && p->with_cost) {
-		json_object *cost = json_object_new_object();
-		uint64_t data, past = plan_past_cut_bytes(p, &data);
-
-		jset_u64(cost, "past_cut_bytes", past);
-		jset_u64(cost, "past_cut_data_bytes", data);
-		jset_u64(cost, "rehearsal_scratch_bytes", plan_rehearse_need(p));
-		jset_double(cost, "clone_seconds", plan_clone_seconds(p));
-		jset_u64(cost, "rate_bytes_per_s", (uint64_t)plan_rate(p));
-		/* what bounds it: the write-up's NVMe figure, or a USB link (the slot's drive is faster) */
-		jset_str(cost, "rate_basis", plan_rate(p) < PLAN_RATE ? "usb-link" : "nvme");
-		json_object_object_add(cost, "usb_link_mbps", p->link_mbps ? json_object_new_uint64(p->link_mbps) : NULL);
-		jset_str(cost, "usb_link_side", p->link_side);
-		json_object_object_add(clone, "cost", cost);
-	}
-	for (size_t i = 0; i < p->nparts; i++) {
-		const struct plan_part *pp = &p->parts[i];
-		json_object *e = json_object_new_object();
-
-		jset_u64(e, "number", pp->number);
-		jset_u64(e, "start_lba", pp->src_start_lba);
-		jset_u64(e, "end_lba", pp->src_end_lba);
-		jset_u64(e, "new_start_lba", pp->tgt_start_lba);
-		jset_u64(e, "new_end_lba", pp->tgt_end_lba);
-		jset_u64(e, "offset_bytes", pp->offset);
-		jset_u64(e, "size_bytes", pp->src_bytes);
-		jset_u64(e, "new_size_bytes", pp->tgt_bytes);
-		jset_str(e, "type_guid", pp->type_guid);
-		jset_str(e, "part_guid", pp->part_guid);
-		jset_str(e, "name", pp->name);
-		jset_u64(e, "attrs", pp->attrs);
-		jset_str(e, "fs_type", pp->fs_type[0] ? pp->fs_type : NULL);
-		jset_str(e, "fs_uuid", pp->fs_uuid[0] ? pp->fs_uuid : NULL);
-		if (pp->is_ext) {
-			jset_u64(e, "block_size", pp->block_size);
-			jset_u64(e, "block_count", pp->block_count);
-			jset_u64(e, "new_block_count", pp->new_block_count);
-			jset_u64(e, "min_blocks", pp->min_blocks);
-		}
-		json_object_array_add(parts, e);
-	}
+	if (p->clone_possible && p->with_cost)
+		json_object_object_add(clone, "cost", clone_cost_json(p));
+	for (size_t i = 0; i < p->nparts; i++)
+		json_object_array_add(parts, part_json(&p->parts[i]));
 	json_object_object_add(clone, "partitions", parts);
-	for (size_t i = 0; i < p->nacts; i++) {
-		const struct plan_action *a = &p->acts[i];
-		json_object *e = json_object_new_object();
-
-		jset_u64(e, "n", i + 1);
-		jset_str(e, "action", plan_act_name(a->kind));
-		if (a->part)
-			jset_u64(e, "partition", a->part);
-		if (a->kind == PA_COPY_RAW || a->kind == PA_COPY_USED) {
-			jset_u64(e, "src_offset", a->src_offset);
-			jset_u64(e, "tgt_offset", a->tgt_offset);
-			jset_u64(e, "bytes", a->bytes);
-		}
-		if (a->kind == PA_SHRINK || a->kind == PA_GROW || a->kind == PA_FSCK || a->kind == PA_COPY_USED) {
-			jset_u64(e, "block_size", a->block_size);
-			if (a->blocks_from)
-				jset_u64(e, "blocks_from", a->blocks_from);
-			jset_u64(e, "blocks_to", a->blocks_to);
-		}
-		jset_bool(e, "destructive", a->destructive);
-		jset_str(e, "title", a->title);
-		jset_str(e, "precondition", a->precondition);
-		jset_str(e, "evidence", a->evidence);
-		jset_str(e, "command", a->command);
-		json_object_array_add(acts, e);
-	}
+	for (size_t i = 0; i < p->nacts; i++)
+		json_object_array_add(acts, action_json(&p->acts[i], i + 1));
 	json_object_object_add(clone, "actions", acts);
-	json_object_object_add(paths, "fs_clone", clone);
+	return clone;
+}
+
+json_object *plan_json(const struct plan *p)
+{
+	json_object *o = json_object_new_object(), *src = geo_json(&p->src_geo), *tgt = geo_json(&p->tgt_geo);
+	json_object *paths = json_object_new_object(), *raw = json_object_new_object();
+
+	jset_str(o, "fingerprint", p->fingerprint);
+	jset_str(o, "fingerprint_shrunk", p->fingerprint_shrunk);
+	jset_str(src, "path", p->src_path);
+	jset_str(src, "serial", p->src_serial);
+	jset_str(src, "model", p->src_model);
+	jset_str(src, "partition_table", p->table_kind);
+	jset_str(src, "disk_guid", p->disk_guid[0] ? p->disk_guid : NULL);
+	json_object_object_add(o, "source", src);
+	jset_str(tgt, "spec", p->tgt_spec);
+	jset_str(tgt, "path", p->tgt_path);
+	jset_str(tgt, "serial", p->tgt_serial);
+	json_object_object_add(o, "target", tgt);
+	jset_i64(o, "delta_bytes", p->delta_bytes);
+
+	jset_bool(raw, "possible", p->raw_possible);
+	json_object_object_add(paths, "raw_clone", raw);
+	json_object_object_add(paths, "fresh_install", fresh_path_json(p));
+	json_object_object_add(paths, "fs_clone", clone_path_json(p));
 	json_object_object_add(o, "paths", paths);
 	return o;
 }
