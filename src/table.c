@@ -116,8 +116,10 @@ static size_t text_width(const char *s, size_t n)
 }
 
 /* Long cells wrap at spaces, not in the middle of a word: the narrowest a column may become is its
- * longest word (libsmartcols asks chunksize for that), and each line ends at the last space that fits
- * the width libsmartcols settled on. */
+ * longest word, and each line ends at the last space that fits the width libsmartcols settled on.
+ * libsmartcols up to 2.39 asks chunksize for the narrowest width; 2.40 and later ask nextchunk for
+ * every chunk while the column's width is still 0 and take the widest, so at width 0 a chunk is one
+ * word. */
 static size_t wrap_chunksize(const struct libscols_column *cl __attribute__((unused)), const char *data,
 			     void *u __attribute__((unused)))
 {
@@ -139,8 +141,16 @@ static char *wrap_nextchunk(const struct libscols_column *cl, char *data, void *
 	size_t width = scols_column_get_width(cl), w = 0;
 	char *cut = NULL;
 
-	if (!data || !width)
+	if (!data)
 		return NULL;
+	if (!width) {
+		char *space = strchr(data, ' ');
+
+		if (!space)
+			return NULL;
+		*space = '\0';
+		return space + 1 + strspn(space + 1, " ");
+	}
 	for (char *p = data; *p; p++) {
 		if (((unsigned char)*p & 0xC0) != 0x80)
 			w++;
