@@ -3,6 +3,7 @@
  * table_print) and the report's text (src/report.c) share one layout. */
 #include "util.h"
 #include "table.h"
+#include "wrap.h"
 
 #include <libsmartcols/libsmartcols.h>
 
@@ -104,17 +105,6 @@ void table_cellf(struct table *t, const char *fmt, ...)
 	t->next_col = (t->next_col + 1) % t->ncols;
 }
 
-/* Display width of UTF-8 text: lead bytes (the tables hold no wide characters). */
-static size_t text_width(const char *s, size_t n)
-{
-	size_t w = 0;
-
-	for (size_t i = 0; i < n && s[i]; i++)
-		if (((unsigned char)s[i] & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
 /* Long cells wrap at spaces, not in the middle of a word: the narrowest a column may become is its
  * longest word, and each line ends at the last space that fits the width libsmartcols settled on.
  * libsmartcols up to 2.39 asks chunksize for the narrowest width; 2.40 and later ask nextchunk for
@@ -126,7 +116,7 @@ static size_t wrap_chunksize(const struct libscols_column *cl __attribute__((unu
 	size_t best = 0;
 
 	while (data && *data) {
-		size_t n = strcspn(data, " "), w = text_width(data, n);
+		size_t n = strcspn(data, " "), w = text_columns_n(data, n);
 
 		if (w > best)
 			best = w;
@@ -192,13 +182,86 @@ static inline void scols_unref_tablep(struct libscols_table **t)
 	scols_unref_table(*t);
 }
 
+/* The narrowest column `c` can be: its widest cell, or its longest word where it wraps. */
+static size_t column_min_width(const struct table *t, unsigned c, bool wraps)
+{
+	size_t w = 0;
+
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *cell = t->cells[r * t->ncols + c] ?: "-";
+		size_t cw = wraps ? wrap_chunksize(NULL, cell, NULL) : text_columns(cell);
+
+		if (cw > w)
+			w = cw;
+	}
+	return w;
+}
+
+/* Columns [from, to) of `t` after its first column (the name a row is known by, repeated so each
+ * part reads alone). */
+static struct table *table_part(const struct table *t, unsigned from, unsigned to)
+{
+	struct table *p = table_new(1 + to - from);
+
+	p->has_header = t->has_header;
+	p->nrows = p->cap = t->nrows;
+	p->cells = xcalloc(t->nrows * p->ncols, sizeof(char *));
+	for (unsigned c = 0; c < p->ncols; c++)
+		p->align[c] = t->align[c ? from + c - 1 : 0];
+	for (size_t r = 0; r < t->nrows; r++)
+		for (unsigned c = 0; c < p->ncols; c++) {
+			const char *cell = t->cells[r * t->ncols + (c ? from + c - 1 : 0)];
+
+			p->cells[r * p->ncols + c] = cell ? xstrdup(cell) : NULL;
+		}
+	return p;
+}
+
+/* A table no narrower than the terminal even with its last column wrapped (preflight's partitions,
+ * fleet's drives) is printed in parts that fit, each with the first column again; the terminal
+ * would otherwise cut its lines mid-number. True when it was. */
+static bool table_fprint_parts(FILE *f, const struct table *t, bool bold_header, size_t width)
+{
+	size_t used = 2 + column_min_width(t, 0, false);
+	unsigned from = 1;
+
+	if (t->ncols < 3)
+		return false;
+	for (unsigned c = 1; c < t->ncols; c++)
+		used += 2 + column_min_width(t, c, c + 1 == t->ncols && t->align[c] != ALIGN_RIGHT);
+	if (used <= width)
+		return false;
+	while (from < t->ncols) {
+		size_t w = 2 + column_min_width(t, 0, false);
+		unsigned to = from;
+
+		/* at least one column a part, however wide */
+		do {
+			w += 2 + column_min_width(t, to, to + 1 == t->ncols && t->align[to] != ALIGN_RIGHT);
+			to++;
+		} while (to < t->ncols && w + 2 + column_min_width(t, to, false) <= width);
+		_cleanup_table_ struct table *p = table_part(t, from, to);
+
+		if (from > 1)
+			fputc('\n', f);
+		table_fprint(f, p, bold_header);
+		from = to;
+	}
+	return true;
+}
+
 /* Through libsmartcols, as lsblk and findmnt: on a terminal the table fits its width ($COLUMNS, else
  * the tty's) with long left-aligned cells wrapped; into a pipe or a file nothing is cut or wrapped. */
 void table_fprint(FILE *f, const struct table *t, bool bold_header)
 {
-	_cleanup_(scols_unref_tablep) struct libscols_table *tb = scols_new_table();
+	_cleanup_(scols_unref_tablep) struct libscols_table *tb = NULL;
 	struct libscols_column *cl;
+	size_t width = term_columns(fileno(f));
 	bool tty = isatty(fileno(f));
+
+	if (width && table_fprint_parts(f, t, bold_header, width))
+		return;
+	tb = scols_new_table();
 
 	if (!tb)
 		abort();

@@ -3,6 +3,7 @@
  * (src/ never prints; it builds tables with src/table.h). */
 #include "util.h"
 #include "out.h"
+#include "wrap.h"
 
 #include <time.h>
 
@@ -25,49 +26,51 @@ void table_print(const struct ctx *ctx, const struct table *t)
  * other nodes and from the node user's home, which must not retitle, clear or overwrite root's
  * terminal. A newline is escaped too, so that a name cannot forge a line of its own: a caller
  * with two lines prints two. */
-static void out_vtext(FILE *f, const char *fmt, va_list ap)
+static char *safe_vformat(const char *fmt, va_list ap)
 {
-	_cleanup_free_ char *text = NULL, *safe = NULL;
+	_cleanup_free_ char *text = NULL;
 
 	if (vasprintf(&text, fmt, ap) < 0)
 		abort();
-	safe = text_safe(text, false);
-	fputs(safe, f);
+	return text_safe(text, false);
 }
 
-static void out_text(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out_text(FILE *f, const char *fmt, ...)
+/* One line of `head` (the caller's own, escapes allowed) and `safe` text, broken at words to the
+ * terminal's width, every line after the first indented by `indent` more than the first. */
+static void put_line(FILE *f, const char *head, const char *safe, size_t indent)
 {
-	va_list ap;
+	_cleanup_free_ char *line = xasprintf("%s%s", head, safe), *wrapped = NULL;
 
-	va_start(ap, fmt);
-	out_vtext(f, fmt, ap);
-	va_end(ap);
+	wrapped = text_wrap(line, term_columns(fileno(f)), strspn(line, " ") + indent);
+	fputs(wrapped, f);
+	fputc('\n', f);
 }
 
 void out_heading(const struct ctx *ctx, const char *fmt, ...)
 {
+	_cleanup_free_ char *safe = NULL, *wrapped = NULL;
 	va_list ap;
 
 	if (ctx->json)
 		return;
-	fputs(ctx->color ? "\n" ANSI_BOLD : "\n", stdout);
 	va_start(ap, fmt);
-	out_vtext(stdout, fmt, ap);
+	safe = safe_vformat(fmt, ap);
 	va_end(ap);
-	fputs(ctx->color ? ANSI_RESET "\n" : "\n", stdout);
+	wrapped = text_wrap(safe, term_columns(STDOUT_FILENO), 2);
+	printf(ctx->color ? "\n" ANSI_BOLD "%s" ANSI_RESET "\n" : "\n%s\n", wrapped);
 }
 
 void out_line(const struct ctx *ctx, const char *fmt, ...)
 {
+	_cleanup_free_ char *safe = NULL;
 	va_list ap;
 
 	if (ctx->json)
 		return;
 	va_start(ap, fmt);
-	out_vtext(stdout, fmt, ap);
+	safe = safe_vformat(fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
+	put_line(stdout, "", safe, 2);
 }
 
 void out_block(const char *text)
@@ -121,17 +124,20 @@ void out_checks(const struct ctx *ctx, json_object *record)
 void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ...)
 {
 	const char *word = jget_str(record, "verdict");
-	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *text = NULL, *head = NULL, *safe = NULL;
 	va_list ap;
 
 	if (ctx->json)
 		return;
-	printf("\n%sverdict:%s %s  ", ctx->color ? ANSI_BOLD : "", ctx->color ? ANSI_RESET : "", out_word(ctx, word));
+	head = xasprintf("%sverdict:%s %s  ", ctx->color ? ANSI_BOLD : "", ctx->color ? ANSI_RESET : "",
+			 out_word(ctx, word));
+	fputc('\n', stdout);
 	if (!verdict_word_known(word)) {
 		/* the step's words were written for a verdict it knows: do not pair them with this one */
-		out_text(stdout, "the record's verdict '%s' is not pass, warn, trap, fail or skip: do not trust it; "
-				 "make the record again with this swaptool", word ?: "(none)");
-		fputc('\n', stdout);
+		safe = text_safe(word ?: "(none)", false);
+		text = xasprintf("the record's verdict '%s' is not pass, warn, trap, fail or skip: do not trust it; "
+				 "make the record again with this swaptool", safe);
+		put_line(stdout, head, text, 2);
 		return;
 	}
 	va_start(ap, fmt);
@@ -159,8 +165,8 @@ void out_verdict(const struct ctx *ctx, json_object *record, const char *fmt, ..
 			text = xstrdup("every check passed");
 		}
 	}
-	out_text(stdout, "%s", text);
-	fputc('\n', stdout);
+	safe = text_safe(text, false);
+	put_line(stdout, head, safe, 2);
 }
 
 void out_json(json_object *o)
@@ -193,29 +199,44 @@ void out_error(const struct ctx *ctx, int code, const char *msg)
 		json_object_put(o);
 		return;
 	}
-	out_text(stderr, "swaptool%s%s: %s", ctx->step ? " " : "", ctx->step ? ctx->step : "", msg);
-	fputc('\n', stderr);
+	_cleanup_free_ char *safe = text_safe(msg, false);
+	_cleanup_free_ char *head = xasprintf("swaptool%s%s: ", ctx->step ? " " : "", ctx->step ? ctx->step : "");
+
+	put_line(stderr, head, safe, 2);
 }
 
 void out_warning(const struct ctx *ctx, const char *fmt, ...)
 {
+	_cleanup_free_ char *head = xasprintf("swaptool%s%s: warning: ", ctx->step ? " " : "", ctx->step ? ctx->step : "");
+	_cleanup_free_ char *safe = NULL;
 	va_list ap;
 
-	out_text(stderr, "swaptool%s%s: warning: ", ctx->step ? " " : "", ctx->step ? ctx->step : "");
 	va_start(ap, fmt);
-	out_vtext(stderr, fmt, ap);
+	safe = safe_vformat(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	put_line(stderr, head, safe, 2);
 }
 
-/* The progress line (stderr, a terminal) rewritten in place; `end` "\n" keeps it as a note. */
-static void status_line(const struct ctx *ctx, const char *end, const char *fmt, va_list ap)
+/* The progress line (stderr, a terminal) rewritten in place: one line, narrower than the terminal
+ * (a line as wide as it would wrap and scroll on every update), cut before `tail` (its percentage
+ * and time left). A note (`end` "\n") stays: it is wrapped instead. */
+static void status_line(const struct ctx *ctx, const char *end, const char *tail, const char *fmt, va_list ap)
 {
+	_cleanup_free_ char *safe = NULL, *fitted = NULL;
+	size_t width = term_columns(fileno(stderr));
+
 	if (!ctx->progress)
 		return;
+	safe = safe_vformat(fmt, ap);
 	fputs("\r\033[K", stderr);
-	out_vtext(stderr, fmt, ap);
-	fputs(end, stderr);
+	if (*end) {
+		_cleanup_free_ char *line = xasprintf("%s%s", safe, tail);
+
+		put_line(stderr, "", line, 2);
+	} else {
+		fitted = text_fit(safe, tail, width ? width - 1 : 0);
+		fputs(fitted, stderr);
+	}
 	fflush(stderr);
 }
 
@@ -224,7 +245,18 @@ void out_progress(const struct ctx *ctx, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	status_line(ctx, "", fmt, ap);
+	status_line(ctx, "", "", fmt, ap);
+	va_end(ap);
+}
+
+static void out_progress_tail(const struct ctx *ctx, const char *tail, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void out_progress_tail(const struct ctx *ctx, const char *tail, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	status_line(ctx, "", tail, fmt, ap);
 	va_end(ap);
 }
 
@@ -266,7 +298,7 @@ void out_progress_eta(const struct ctx *ctx, uint64_t start_ns, uint64_t done, u
 			 out_duration((uint64_t)(left + 0.5), d));
 	} else if (total)
 		snprintf(eta, sizeof(eta), "  %u%%", (unsigned)(done * 100 / total));
-	out_progress(ctx, "%s%s", msg, eta);
+	out_progress_tail(ctx, eta, "%s", msg);
 }
 
 void out_note(const struct ctx *ctx, const char *fmt, ...)
@@ -274,6 +306,6 @@ void out_note(const struct ctx *ctx, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	status_line(ctx, "\n", fmt, ap);
+	status_line(ctx, "\n", "", fmt, ap);
 	va_end(ap);
 }

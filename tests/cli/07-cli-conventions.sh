@@ -12,7 +12,7 @@ sgdisk -n1:2048:0 -t1:8300 "$img" >/dev/null || skip "sgdisk failed"
 small="$TMP/small.img"
 export SWAPTOOL_SYSCONFDIR="$TMP/etc" # no site profile unless a test writes one
 unset SWAPTOOL_PROFILE
-strip() { sed 's/\x1b\[[0-9;]*m//g; s/\r$//' "$@"; }
+strip() { sed 's/\x1b\[[0-9;]*[mK]//g; s/\r$//; s/.*\r//' "$@"; } # what the screen keeps of each line
 # ontty COLS CMD...: run CMD on a pty COLS wide (stty, as the pty of script(1) starts 0 wide here)
 ontty() {
 	local cols=$1
@@ -160,6 +160,30 @@ for cols in 60 80; do
 done
 ok "tables fit 60 and 80 columns"
 
+# Everything else for people fits too: at 80 columns the partition table, too wide for one, comes
+# in parts that each repeat the partition's name; at 60 the verdict and at 40 an error break at
+# words, their later lines indented. (${#line} counts characters in a UTF-8 locale: °C is one column.)
+# widest: the width of the widest line on stdin, and that line
+widest() { local line w=0 l=; while IFS= read -r line; do [ ${#line} -le $w ] || { w=${#line}; l=$line; }; done; echo "$w $l"; }
+for cols in 80 60; do
+	ontty $cols "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2000398934016 --from-dumps "$N/xg7000"
+	strip "$TMP/tty.out" >"$TMP/all.txt"
+	w=$(LC_ALL=C.UTF-8 widest <"$TMP/all.txt")
+	[ "${w%% *}" -le $cols ] || fail "$cols columns: a line of ${w%% *}: '${w#* }'"
+done
+[ "$(grep -c '^  #  ' "$TMP/all.txt")" -ge 2 ] && [ "$(grep -c '^  p1 ' "$TMP/all.txt")" -ge 2 ] ||
+	fail "60 columns: the partition table is not in parts with p1 in each: $(cat "$TMP/all.txt")"
+grep -A1 '^verdict: WARN  a raw clone' "$TMP/all.txt" | tail -n 1 | grep -q '^  [a-z]' ||
+	fail "60 columns: the verdict's second line is not indented: $(grep -A1 '^verdict' "$TMP/all.txt")"
+ontty 40 "$SWAPTOOL" --state "$STATE" preflight no-such-disk.img --target 2TB # a word shorter than the line
+strip "$TMP/tty.out" >"$TMP/err.txt"
+grep -q '^swaptool preflight: ' "$TMP/err.txt" && [ "$(wc -l <"$TMP/err.txt")" -ge 2 ] &&
+	w=$(LC_ALL=C.UTF-8 widest <"$TMP/err.txt") && [ "${w%% *}" -le 40 ] || fail "40 columns: error not wrapped: $(cat "$TMP/err.txt")"
+# into a pipe nothing is wrapped: the same verdict is one line
+run 0 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2000398934016 --from-dumps "$N/xg7000"
+contains "verdict: WARN  a raw clone fits; swaptool plan shows the steps"
+ok "lines, parts of tables and errors fit 80, 60 and 40 columns"
+
 # Progress on a terminal: accept announces its timed total, then shows run k of N with the time left.
 D=$TMP
 if [ "$(stat -f -c %T "$D")" = tmpfs ]; then
@@ -177,6 +201,14 @@ grep -q 'accept: 3 runs, about 0:06 of timed reads plus the sequential read' "$T
 grep -q 'accept run 1 of 3, rand4: .*%  0:0[0-9] left' "$TMP/progress.txt" || fail "no time left in run 1 of 3"
 grep -q 'accept run 2 of 3, rand8: ' "$TMP/progress.txt" || fail "no run 2 of 3"
 grep -q 'accept run 3 of 3, seq: ' "$TMP/progress.txt" || fail "no run 3 of 3"
+# narrower than the line: each update is cut before its percentage and time left, one column short
+# of the width (a full line would wrap and scroll on every redraw), and redrawn in place
+ontty 40 "$SWAPTOOL" --state "$STATE" accept "$D/shard" --force --working-set 8M --inflight 4 --duration 2 --ramp 1 \
+	--no-seq
+tr '\r' '\n' <"$TMP/tty.out" | strip | grep 'accept run' >"$TMP/progress.txt" || fail "40: no progress"
+grep -q '…  [0-9]*%  0:0[0-9] left$' "$TMP/progress.txt" || fail "40: progress not cut before the time left: $(cat "$TMP/progress.txt")"
+w=$(LC_ALL=C.UTF-8 widest <"$TMP/progress.txt") && [ "${w%% *}" -le 39 ] || fail "40: progress wider than 39: $(cat "$TMP/progress.txt")"
+[ "$(grep -c "accept run" "$TMP/tty.out")" -le 2 ] || fail "40: progress updates not redrawn in place"
 # nothing of it off a terminal
 "$SWAPTOOL" --state "$STATE" accept "$D/shard" --force --working-set 8M --inflight 4 --duration 1 --ramp 0 --no-seq \
 	>/dev/null 2>"$TMP/err" || [ $? = 1 ] || fail "accept off a terminal failed: $(cat "$TMP/err")"
