@@ -4,16 +4,17 @@
 # drive is the OS install, the irreplaceable files and the stores it re-creates. On the incident's
 # source (docs/incident.md): 2 TB, everything fits (exit 4, the trap with a path); 1 TB, path 1 fits
 # but the 738 GB ~/.cache/flare does not after the 477 GB ~/flare-pkgs (a warning naming it; exit 4);
-# 200 MB, neither path fits (exit 1, not 4). The source's used bytes come from dumpe2fs and sgdisk,
+# 200 MB, neither path fits (exit 1, not 4). The source's used bytes come from debugfs and sgdisk,
 # the targets' usable bytes from the GPT layout worked by hand, not from swaptool.
 . "$SRCDIR/tests/lib.sh"
-command -v dumpe2fs >/dev/null || skip "dumpe2fs missing"
+command -v debugfs >/dev/null || skip "debugfs missing"
 command -v sgdisk >/dev/null || skip "sgdisk missing"
 
 src="$TMP/dgx4.img"
 "$MKDISK" incident "$src" --home /home/nv >/dev/null
 off=$((1050624 * 512))
-fld() { dumpe2fs -h "$src?offset=$off" 2>/dev/null | sed -n "s/^$1: *//p"; }
+# debugfs, not dumpe2fs -h: e2fsprogs 1.47.2 (Debian 13) cannot open IMG?offset=N with dumpe2fs
+fld() { debugfs -R 'stats -h' "$src?offset=$off" 2>/dev/null | sed -n "s/^$1: *//p"; }
 blocks=$(fld "Block count") free=$(fld "Free blocks") bsize=$(fld "Block size")
 # p1 is the ESP (vfat, counted whole: the installer makes it again), p2 the ext4 root (its used blocks)
 [ "$(blkid -p -o value -s TYPE -O $((2048 * 512)) "$src")" = vfat ] || fail "p1 is not vfat"
