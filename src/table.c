@@ -182,6 +182,13 @@ static inline void scols_unref_tablep(struct libscols_table **t)
 	scols_unref_table(*t);
 }
 
+/* Only the last column wraps, where it is left-aligned: it holds the sentences (a finding, a
+ * summary); the others are names and figures, read best on one line. */
+static bool column_wraps(const struct table *t, unsigned c)
+{
+	return c + 1 == t->ncols && t->align[c] != ALIGN_RIGHT;
+}
+
 /* The narrowest column `c` can be: its widest cell, or its longest word where it wraps. */
 static size_t column_min_width(const struct table *t, unsigned c, bool wraps)
 {
@@ -228,7 +235,7 @@ static bool table_fprint_parts(FILE *f, const struct table *t, bool bold_header,
 	if (t->ncols < 3)
 		return false;
 	for (unsigned c = 1; c < t->ncols; c++)
-		used += 2 + column_min_width(t, c, c + 1 == t->ncols && t->align[c] != ALIGN_RIGHT);
+		used += 2 + column_min_width(t, c, column_wraps(t, c));
 	if (used <= width)
 		return false;
 	while (from < t->ncols) {
@@ -237,7 +244,7 @@ static bool table_fprint_parts(FILE *f, const struct table *t, bool bold_header,
 
 		/* at least one column a part, however wide */
 		do {
-			w += 2 + column_min_width(t, to, to + 1 == t->ncols && t->align[to] != ALIGN_RIGHT);
+			w += 2 + column_min_width(t, to, column_wraps(t, to));
 			to++;
 		} while (to < t->ncols && w + 2 + column_min_width(t, to, false) <= width);
 		_cleanup_table_ struct table *p = table_part(t, from, to);
@@ -275,11 +282,9 @@ void table_fprint(FILE *f, const struct table *t, bool bold_header)
 		abort();
 	for (unsigned c = 0; c < t->ncols; c++) {
 		const char *name = t->has_header ? t->cells[c] : "";
-		bool right = t->align[c] == ALIGN_RIGHT, wrap = tty && !right && c + 1 == t->ncols;
+		bool right = t->align[c] == ALIGN_RIGHT, wrap = tty && column_wraps(t, c);
 
-		/* only the last column wraps: it holds the sentences (a finding, a summary); the others
-		 * are names and figures, read best on one line. Off a terminal nothing wraps: the
-		 * column's width would be its longest word. */
+		/* off a terminal nothing wraps: the column's width would be its longest word */
 		cl = scols_table_new_column(tb, name ? name : "-", 0, right ? SCOLS_FL_RIGHT : wrap ? SCOLS_FL_WRAP : 0);
 		if (!cl)
 			abort();
