@@ -547,8 +547,6 @@ static int esp_add(struct rescue *r, const char *path, int fd, char **why)
 
 int rescue_esp(struct rescue *r, char **why)
 {
-	_cleanup_free_ char *boot = xasprintf("EFI/BOOT/%s", r->efi_name);
-	static char boot_path[32];
 	unsigned want = streq(r->arch, "x86_64") ? 0x8664 : 0xaa64;
 	int lfd = open(r->loader, O_RDONLY | O_CLOEXEC), kfd = -1, rc;
 
@@ -556,7 +554,8 @@ int rescue_esp(struct rescue *r, char **why)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e) {
 			if (lfd >= 0)
 				close(lfd);
-			return set_why(why, -EINVAL, "the kernel arguments hold a control or non-ASCII byte");
+			return set_why(why, -EINVAL, "the kernel arguments hold a control or non-ASCII byte: the loader entry "
+					"takes one line of printable ASCII");
 		}
 	if (lfd < 0)
 		return set_why(why, -errno, "cannot open the loader '%s': %m; install systemd-boot-efi (or name it with "
@@ -565,8 +564,8 @@ int rescue_esp(struct rescue *r, char **why)
 		close(lfd);
 		return set_why(why, -ENOEXEC, "the loader '%s' is no EFI executable for %s", r->loader, r->arch);
 	}
-	snprintf(boot_path, sizeof(boot_path), "%s", boot);
-	if ((rc = esp_add(r, boot_path, lfd, why)) < 0)
+	snprintf(r->boot_path, sizeof(r->boot_path), "EFI/BOOT/%s", r->efi_name);
+	if ((rc = esp_add(r, r->boot_path, lfd, why)) < 0)
 		return rc;
 	r->loader_conf = xstrdup("default swaptool-rescue.conf\ntimeout 3\neditor yes\n");
 	r->entry_conf = xasprintf("title   swaptool rescue: %s\nlinux   /swaptool/vmlinuz\ninitrd  /swaptool/initrd.img\n"

@@ -80,6 +80,7 @@ struct rescue {
 	uint64_t initrd_bytes, cpio_bytes;
 	uint32_t cpio_entries;
 	/* rescue_esp's: the files of the ESP */
+	char boot_path[32]; /* "EFI/BOOT/BOOTX64.EFI" */
 	struct fat_file esp[5];
 	size_t nesp;
 	char *loader_conf, *entry_conf;

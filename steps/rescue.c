@@ -110,6 +110,10 @@ static int parse_args(struct rescue_job *j, int argc, char **argv)
 	if (!j->out || !*j->out)
 		return ctx_error(j->ctx, EXIT_USAGE, "rescue needs --out FILE|DEVICE: the image to write, or the USB drive "
 						     "(/dev/sdX) to overwrite");
+	for (const char *p = j->append ? j->append : ""; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			return ctx_error(j->ctx, EXIT_USAGE, "--append holds a control or non-ASCII byte (0x%02x): the loader "
+							     "entry takes one line of printable ASCII", (unsigned char)*p);
 	if (!!j->kernel != !!j->moddir)
 		return ctx_error(j->ctx, EXIT_USAGE, "--kernel and --modules go together: a kernel needs its own modules");
 	if (uname(&u) < 0)
@@ -236,8 +240,8 @@ static int prepare(struct rescue_job *j)
 	int r;
 
 	j->self = realpath("/proc/self/exe", NULL);
-	/* root's tools are in the sbin directories, which a user's PATH under sudo may lack */
-	j->path_env = xasprintf("%s:/usr/sbin:/usr/bin:/sbin:/bin", path && *path ? path : "/usr/local/bin");
+	/* the programs as root finds them (sudo's secure_path holds the sbin directories) */
+	j->path_env = xstrdup(path && *path ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 	iso8601_utc(time(NULL), when);
 	j->built = xasprintf("built %s on %s by swaptool %s", when, host_name(), SWAPTOOL_VERSION);
 	j->r.kernel = j->kernel, j->r.moddir = j->moddir, j->r.loader = j->loader, j->r.self = j->self;
