@@ -15,53 +15,8 @@ need_root
 for t in sgdisk fsck.vfat mdir mcopy e2fsck debugfs cpio zcat readelf chroot; do
 	command -v $t >/dev/null || skip "$t missing (scripts/install-deps)"
 done
-case $(uname -m) in
-x86_64) MACHINE='\x64\x86' EFI=BOOTX64.EFI ;;
-aarch64) MACHINE='\x64\xaa' EFI=BOOTAA64.EFI ;;
-*) skip "the stick is made for x86_64 and aarch64" ;;
-esac
-LOADER=/usr/lib/systemd/boot/efi/systemd-boot$([ "$EFI" = BOOTX64.EFI ] && echo x64 || echo aa64).efi
-[ -r "$LOADER" ] || skip "no $LOADER (apt-get install systemd-boot-efi)"
-
-# A kernel stand-in: an MZ header whose e_lfanew (0x3c) points at "PE\0\0" and the machine.
-fake_kernel() {
-	head -c 4096 /dev/zero >"$1"
-	printf 'MZ' | dd of="$1" conv=notrunc status=none
-	printf '\x40' | dd of="$1" bs=1 seek=60 conv=notrunc status=none
-	printf "PE\\0\\0$MACHINE" | dd of="$1" bs=1 seek=64 conv=notrunc status=none
-	head -c 200000 /dev/urandom >>"$1"
-}
-# A modules directory as depmod leaves it, the modules small files.
-REL=6.1.0-99-test
-fake_modules() {
-	local d=$1/$REL m
-	mkdir -p "$d"
-	cat >"$d/modules.dep" <<'EOF'
-kernel/drivers/nvme/host/nvme.ko: kernel/drivers/nvme/host/nvme-core.ko
-kernel/drivers/nvme/host/nvme-core.ko:
-kernel/drivers/usb/host/xhci-pci.ko: kernel/drivers/usb/host/xhci-hcd.ko kernel/drivers/usb/core/usbcore.ko
-kernel/drivers/usb/host/xhci-hcd.ko: kernel/drivers/usb/core/usbcore.ko
-kernel/drivers/usb/core/usbcore.ko:
-kernel/drivers/usb/storage/uas.ko: kernel/drivers/usb/storage/usb-storage.ko kernel/drivers/scsi/scsi_mod.ko kernel/drivers/usb/core/usbcore.ko
-kernel/drivers/usb/storage/usb-storage.ko: kernel/drivers/scsi/scsi_mod.ko kernel/drivers/usb/core/usbcore.ko
-kernel/drivers/scsi/scsi_mod.ko:
-kernel/drivers/scsi/sd_mod.ko: kernel/drivers/scsi/scsi_mod.ko
-kernel/fs/ext4/ext4.ko: kernel/fs/jbd2/jbd2.ko kernel/fs/mbcache.ko
-kernel/fs/jbd2/jbd2.ko:
-kernel/fs/mbcache.ko:
-kernel/fs/fuse/fuse.ko:
-kernel/drivers/hid/usbhid/usbhid.ko: kernel/drivers/usb/core/usbcore.ko
-EOF
-	printf 'kernel/crypto/crc32c_generic.ko\n' >"$d/modules.builtin"
-	sed 's/:.*//' "$d/modules.dep" | while read -r m; do
-		mkdir -p "$d/${m%/*}"
-		head -c 3000 /dev/urandom >"$d/$m"
-	done
-}
-
-fake_kernel "$TMP/vmlinuz"
-fake_modules "$TMP/mods"
-K=(--kernel "$TMP/vmlinuz" --modules "$TMP/mods/$REL")
+. "$SRCDIR/tests/fixtures/rescue-lib.sh"
+stick_inputs "$TMP"
 # the records so far, as the node made them (the incident's, from tests/tools/records.c)
 mkdir -m 0700 "$STATE"
 for s in preflight backup plan; do "$MKRECORD" "$s" "$STATE/$s.json"; done
