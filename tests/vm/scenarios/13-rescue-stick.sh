@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: MIT
+# scenario: the rescue stick: written by swaptool rescue, booted under OVMF from USB, runs preflight, plan and clone of the NVMe source onto a USB UAS target by itself; its records imported, signed in a report and verified
+
+# Path 2 as an operator runs it (README, "Path 2 from the rescue stick"), with QEMU's drives: on the
+# host (the node before the swap) a backup of a demo node root, then `swaptool rescue --out stick.img`
+# from Debian's generic kernel and its modules (tests/vm/lib.sh vm_kernel_generic keeps its modules
+# directory with depmod's modules.dep), the kernel argument swaptool.auto= naming the source and the
+# target by serial. QEMU boots OVMF on q35 with no -kernel: the firmware finds the stick on an
+# emulated USB disk (usb-storage, boot index 0), starts systemd-boot, which starts the kernel and the
+# stick's initramfs; the stick's /init loads its modules, mounts its state partition, shows the
+# drives, runs preflight, plan and clone of /dev/nvme0n1 (mkdisk's `scaled` image: the incident's
+# layout at 1/1000) onto the UAS disk behind QEMU's bridge (smaller than the source), keeps the
+# records and its log on the stick and powers off. On the host: the console shows the stick's view,
+# the target passes sgdisk -v, e2fsck -fn and carries the source's PARTUUIDs, UUID and files, the
+# source is unchanged; `swaptool import stick.img` takes the stick's records, accept runs on a file,
+# `swaptool report` signs preflight, backup, plan, clone and accept, and verify-report and
+# ssh-keygen -Y verify accept it. Booting the cloned target alone to a marker needs a bootable source
+# image (issue 29's), not this one.
+VARIANT=scaled
+TGT_BYTES=3899999744
+USB_SERIAL=A5KFB2400001MINI
+
+ovmf() {
+	local c
+	for c in /usr/share/OVMF/OVMF_CODE_4M.fd /usr/share/OVMF/OVMF_CODE.fd /usr/share/ovmf/OVMF.fd; do
+		[ -r "$c" ] && { OVMF_CODE=$c; OVMF_VARS=${c/CODE/VARS}; return 0; }
+	done
+	return 1
+}
+
+host() {
+	ovmf || vm_skip "no OVMF firmware (apt-get install ovmf)"
+	[ "$(uname -m)" = x86_64 ] || vm_skip "the bench boots x86_64 guests"
+	vm_kernel_generic
+	local g=$VMDIR/generic rel node=$VMRUN/node t0 took_stick took_boot rc=0
+	rel=$(ls "$g/lib/modules")
+	mkdir -m 0700 "$node"
+	VMOUT=$VMDIR/results/$VM_NAME/stick
+	rm -rf "$VMOUT"
+	mkdir -p "$VMOUT"
+
+	"$MKDISK" "$VARIANT" "$VMRUN/src.img" >"$VMRUN/layout.json"
+	truncate -s "$TGT_BYTES" "$VMRUN/tgt.img"
+	sha256sum <"$VMRUN/src.img" >"$VMRUN/src.before"
+	# the node before the swap: its preflight (4: the clone trap, a path exists) and backup (the demo
+	# node root stands for its files)
+	rc=0
+	"$SWAPTOOL" --state "$node" -q preflight "$VMRUN/src.img" --target "$TGT_BYTES" >/dev/null || rc=$?
+	[ "$rc" = 4 ] || fail "preflight on the host exited $rc, expected 4 (the clone trap)"
+	rc=0
+	"$SRCDIR/tests/fixtures/make-demo-root.sh" "$VMRUN/root" >/dev/null
+	"$SWAPTOOL" --state "$node" -q backup --root "$VMRUN/root" --home /home/nv --out "$VMRUN/backup.tar.gz" >/dev/null ||
+		fail "backup on the host failed"
+
+	# the stick, timed
+	t0=$SECONDS
+	"$SWAPTOOL" --state "$node" --json rescue --out "$VMRUN/stick.img" --kernel "$g/vmlinuz" --modules "$g/lib/modules/$rel" \
+		--append "console=ttyS0 nvme_core.io_timeout=10 swaptool.auto=/dev/nvme0n1,$USB_SERIAL swaptool.after=poweroff" \
+		>"$VMOUT/rescue.json" 2>"$VMOUT/rescue.err" || { cat "$VMOUT/rescue.err"; fail "swaptool rescue failed"; }
+	took_stick=$((SECONDS - t0))
+	OUT=$(cat "$VMOUT/rescue.json")
+	jeq '[.checks[] | select(.status == "fail")] | length' 0
+	jeq '.checks[] | select(.id == "records") | .summary | test("carries preflight, backup from")' true
+	ok "stick written in $took_stick s: $(jq -r '.rescue.bytes' <<<"$OUT") bytes, Linux $rel, $(jq -r '.rescue.modules | length' <<<"$OUT") modules, initramfs $(jq -r '.rescue.initramfs.bytes' <<<"$OUT") bytes; gpt, esp and state read back"
+
+	# the boot: firmware, loader, kernel and the stick's /init, nothing of the bench's own
+	cp "$OVMF_VARS" "$VMRUN/vars.fd"
+	local args=(-machine q35 -smp "${VM_SMP:-2}" -m "${VM_MEM:-1536}" -nodefaults -display none -no-reboot
+		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF_CODE" -drive "if=pflash,format=raw,unit=1,file=$VMRUN/vars.fd"
+		-serial "file:$VMOUT/console.log"
+		-device pcie-root-port,id=rp1,chassis=1,slot=1 -drive "file=$VMRUN/src.img,if=none,id=src,format=raw"
+		-device "nvme,bus=rp1,serial=$SOURCE_SERIAL,drive=src"
+		-device qemu-xhci,id=xhci
+		-drive "file=$VMRUN/stick.img,if=none,id=stick,format=raw" -device usb-storage,bus=xhci.0,drive=stick,bootindex=0
+		-drive "file=$VMRUN/tgt.img,if=none,id=tgt,format=raw" -device usb-uas,id=uas,bus=xhci.0
+		-device "scsi-hd,bus=uas.0,scsi-id=0,lun=0,drive=tgt,serial=$USB_SERIAL,vendor=Realtek,product=RTL9210B-CG")
+	if [ "$ACCEL" = kvm ]; then args+=(-accel kvm -cpu host); else args+=(-accel tcg -cpu max); fi
+	t0=$SECONDS
+	timeout -k 5 "${VM_TIMEOUT:-600}" qemu-system-x86_64 "${args[@]}" >"$VMOUT/qemu.err" 2>&1 || rc=$?
+	took_boot=$((SECONDS - t0))
+	[ "$rc" = 0 ] || { tail -30 "$VMOUT/console.log" >&2; fail "QEMU exited $rc after $took_boot s ($(tail -2 "$VMOUT/qemu.err"))"; }
+	tr -d '\r' <"$VMOUT/console.log" | sed 's/\x1b\[[0-9;=]*[A-Za-z]//g' >"$VMOUT/console.txt"
+	local con
+	con=$(cat "$VMOUT/console.txt")
+	grep -q 'BdsDxe: starting .*USB' <<<"$con" || fail "the firmware did not start the stick from USB"
+	grep -q "swaptool-rescue: state: /dev/sd.2 (SWAPTOOL-STATE) on /state" <<<"$con" || fail "the stick did not mount its state partition"
+	grep -qE "^nvme0n1 +nvme .*$SOURCE_SERIAL" <<<"$con" || fail "the stick's drive list lacks the NVMe source"
+	grep -qE "^sd[a-z] +usb .*$USB_SERIAL" <<<"$con" || fail "the stick's drive list lacks the UAS target with its serial"
+	grep -q "swaptool-rescue: unattended run exited 0" <<<"$con" || { tail -40 "$VMOUT/console.txt" >&2; fail "the stick's unattended run failed"; }
+	ok "booted under OVMF ($ACCEL) from USB: systemd-boot, Linux $rel, the stick's /init; drives, records and next step shown; preflight, plan and clone ran; powered off after $took_boot s"
+
+	# on the host: what the guest's kernel wrote to the target, checked by independent tools
+	local v off n sp tp
+	v=$(sgdisk -v "$VMRUN/tgt.img")
+	grep -q 'No problems found' <<<"$v" || fail "sgdisk -v finds problems on the target: $v"
+	n=$(jq '.partition_table.partitions | length' "$VMRUN/layout.json")
+	off=$(jq '.partition_table.partitions[-1].fs.offset_bytes' "$VMRUN/layout.json")
+	e2fsck -fn "$VMRUN/tgt.img?offset=$off" >"$VMRUN/fsck.log" 2>&1 || { cat "$VMRUN/fsck.log"; fail "e2fsck -fn on the target's p$n"; }
+	for i in $(seq "$n"); do
+		sp=$(jq -r ".partition_table.partitions[$((i - 1))].part_guid" "$VMRUN/layout.json")
+		tp=$(sgdisk -i "$i" "$VMRUN/tgt.img" | sed -n 's/^Partition unique GUID: //p')
+		[ "$sp" = "$tp" ] || fail "p$i PARTUUID $tp on the target, $sp on the source"
+	done
+	[ "$(blkid -p -s UUID -o value -O "$off" "$VMRUN/tgt.img")" = "$(jq -r '.partition_table.partitions[-1].fs.uuid' "$VMRUN/layout.json")" ] ||
+		fail "the target's ext4 UUID differs from the source's"
+	jq -r '.files[] | "\(.sha256) \(.path)"' "$VMRUN/layout.json" | while read -r sum path; do
+		debugfs -R "dump $path $VMRUN/f" "$VMRUN/tgt.img?offset=$off" >/dev/null 2>&1
+		[ "$(sha256sum <"$VMRUN/f" | cut -c1-64)" = "$sum" ] || fail "$path on the target differs from mkdisk's"
+	done
+	sha256sum <"$VMRUN/src.img" | cmp -s - "$VMRUN/src.before" || fail "the source image changed"
+	ok "target: sgdisk -v clean, e2fsck -fn clean, PARTUUIDs and the ext4 UUID kept, $(jq '.files | length' "$VMRUN/layout.json") files as mkdisk wrote them (debugfs); source unchanged (sha256)"
+
+	# after the swap: the stick's records into the node's state, accept, the report
+	OUT=$("$SWAPTOOL" --state "$node" --json import "$VMRUN/stick.img") || { echo "$OUT"; fail "import failed"; }
+	jeq '.checks[] | select(.id == "chain") | .status' pass
+	jeq '[.import.records[] | select(.action | startswith("imported")) | .step] | join(",")' preflight,plan,clone
+	OUT=$(cat "$node/clone.json")
+	jeq .verdict pass
+	jeq .clone.source_written false
+	jeq .clone.target "/dev/$(sed -n "s|^\(sd[a-z]\) \+usb .*$USB_SERIAL.*|\1|p" "$VMOUT/console.txt" | head -1)"
+	ok "import: the stick's preflight, plan and clone (pass, the source not written) in the node's state"
+	head -c 64M /dev/urandom >"$VMRUN/acc.img"
+	rc=0
+	"$SWAPTOOL" --state "$node" -q accept "$VMRUN/acc.img" --working-set 16M --no-seq --duration 1 --ramp 0 >/dev/null 2>&1 || rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "accept on the host exited $rc"
+	ssh-keygen -q -t ed25519 -N '' -C ops -f "$VMRUN/key"
+	# signed whatever its verdict: 1 when rejected (accept measured a file on this machine, not the
+	# new drive in the slot), 0 when accepted or incomplete
+	rc=0
+	"$SWAPTOOL" --state "$node" -q report --key "$VMRUN/key" --out "$VMRUN/report" --identity ops@swaptool \
+		>"$VMOUT/report.out" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || { cat "$VMOUT/report.out"; fail "report exited $rc"; }
+	local R=$VMRUN/report/report.json
+	[ "$(jq -r '[.records[] | .step] | join(",")' "$R")" = preflight,backup,plan,clone,accept ] ||
+		fail "the report signs $(jq -r '[.records[] | .step] | join(",")' "$R"), not preflight, backup, plan, clone, accept"
+	"$SWAPTOOL" verify-report "$R" --allowed-signers "$VMRUN/report/allowed_signers" --identity ops@swaptool >/dev/null ||
+		fail "verify-report rejects the report"
+	ssh-keygen -Y verify -f "$VMRUN/report/allowed_signers" -I ops@swaptool -n swaptool-report -s "$R.sig" <"$R" >/dev/null 2>&1 ||
+		fail "ssh-keygen -Y verify rejects the report"
+	cp "$R" "$VMOUT/"
+	ok "report: preflight, backup, plan, clone and accept signed as one chain ($(jq -r .verdict "$R")); verify-report and ssh-keygen -Y verify accept it"
+	echo "  times: stick written in $took_stick s, its boot to power-off $took_boot s ($ACCEL)"
+}
