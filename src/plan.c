@@ -936,7 +936,7 @@ int plan_for(struct disk *src, const struct plan_target *t, const struct profile
 	     unsigned opts, struct layout *l, struct plan *p, char **why)
 {
 	_cleanup_free_ char *w = NULL, *h = NULL;
-	int r = layout_analyze(src, t->bytes, t->lba_size, l, &w);
+	int r = layout_analyze_slot(src, t->bytes, t->lba_size, t->slot_lba_size, l, &w);
 
 	if (r < 0)
 		return set_why(why, r, "%s", w ? w : strerror(-r));

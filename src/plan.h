@@ -123,6 +123,7 @@ struct plan_target {
 	const char *serial;  /* NULL when unknown */
 	uint64_t bytes;
 	uint32_t lba_size;
+	uint32_t slot_lba_size; /* its LBA size in the slot, read through its USB bridge; 0 unknown */
 };
 /* What plan and clone share: the layout of the open source `src` against the target (into *l)
  * and the plan built from it (into *p). `home` NULL: the node user's home (node_home), none when
