@@ -85,6 +85,7 @@ struct plan {
 	char disk_guid[37];
 	bool raw_possible, clone_possible, needs_shrink;
 	bool lba_size_unsafe;        /* layout's: path 2 refused for the LBA sizes */
+	bool slot_lba_differs;       /* layout's: the target presents other LBAs here than in the slot */
 	char clone_why[512];
 	struct plan_part *parts;
 	size_t nparts;

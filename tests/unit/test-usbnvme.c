@@ -8,6 +8,8 @@
 #include "util.h"
 #include "usbnvme.h"
 #include "layout.h"
+#include "plan.h"
+#include "profile.h"
 #include "tap.h"
 #include "testsh.h"
 
@@ -481,6 +483,20 @@ static void test_slot_lba(void)
 	CHECK(strstr(l.fs_clone_why, "the target presents 4096-byte LBAs here, but its namespace is formatted with "
 				     "512-byte LBAs") != NULL);
 	layout_free(&l);
+	/* plan and clone (plan_for) refuse path 2 the same way: clone exits 3 on !clone_possible before writing */
+	{
+		struct plan_target t = { .spec = "/dev/sdz", .bytes = tgt_bytes, .lba_size = tgt_lba, .slot_lba_size = 512 };
+		struct profile *prof = NULL;
+		struct plan p = { 0 };
+
+		CHECK(profile_load(NULL, &prof, &why) == 0);
+		CHECK(plan_for(&src, &t, prof, "/root", 0, &l, &p, &why) == 0);
+		CHECK(!p.clone_possible && !p.raw_possible && p.lba_size_unsafe && p.slot_lba_differs);
+		CHECK(strstr(p.clone_why, "but its namespace is formatted with 512-byte LBAs") != NULL);
+		plan_free(&p);
+		layout_free(&l);
+		profile_free(prof);
+	}
 	/* a bridge that presents the drive's own size changes nothing */
 	CHECK(layout_analyze_slot(&src, tgt_bytes, tgt_lba, 4096, &l, &why) == 0);
 	CHECK(l.fs_clone_possible && !l.slot_lba_differs);
