@@ -429,10 +429,11 @@ void usbnvme_through(int fd, const char *sysname, struct usbnvme_through *t)
 	if (t->family == USBNVME_NONE)
 		return;
 	if (fd < 0) {
-		t->r = own = open_disk(sysname, &t->why);
-		if (own < 0)
+		own = open_disk(sysname, &t->why);
+		if (own < 0) {
+			t->r = own;
 			return;
-		t->r = 0;
+		}
 		fd = own;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode)) {

@@ -502,6 +502,24 @@ static void test_slot_lba(void)
 	CHECK(l.fs_clone_possible && !l.slot_lba_differs);
 	layout_free(&l);
 
+	/* the real transport and lookup on a disk that is not on USB: no bridge, nothing probed; SG_IO
+	 * itself (an identify CDB, data in) refused by the loop driver with a reason */
+	if (tgt.fd >= 0) {
+		struct usbnvme_through none;
+		uint8_t buf[4096];
+		struct usbnvme_xfer x = { .cdb = { 0xe4, 0x00, 0x10, 0x06, 0x01 }, .cdb_len = 16, .buf = buf, .len = sizeof(buf) };
+		_cleanup_free_ char *xwhy = NULL;
+
+		usbnvme_through(tgt.fd, tgt.sysname, &none);
+		CHECK(!none.bridge.vendor_id && none.family == USBNVME_NONE && !usbnvme_through_read(&none));
+		CHECK_U64(usbnvme_slot_lba(&none), 0);
+		usbnvme_through_free(&none);
+		usbnvme_through(-1, tgt.sysname, &none);
+		CHECK(none.family == USBNVME_NONE && none.r == 0 && !none.why);
+		usbnvme_through_free(&none);
+		CHECK(usbnvme_sg_xfer(&tgt.fd, &x, &xwhy) < 0);
+		CHECK(xwhy && startswith(xwhy, "SG_IO: "));
+	}
 	disk_close(&src);
 	if (tgt.fd >= 0)
 		disk_close(&tgt);
