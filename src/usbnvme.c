@@ -178,10 +178,13 @@ static int judge_xfer(const struct usbnvme_dev *d, const struct usbnvme_xfer *x,
 	if (have_sense && !known)
 		return set_why(why, -EIO, "%s through the %s bridge: SCSI status 0x%02x with sense data of no known format",
 			       what, fam, x->status);
-	if (x->status || (known && key > 1))
-		return set_why(why, -EIO, "%s through the %s bridge: SCSI status 0x%02x%s, sense key 0x%x (ASC 0x%02x, "
-			       "ASCQ 0x%02x): the bridge or the drive refused it", what, fam, x->status,
-			       x->status == 0x02 ? " (CHECK CONDITION)" : "", key, asc, ascq);
+	if (x->status || (known && key > 1)) {
+		_cleanup_free_ char *sense = known ? xasprintf(", sense key 0x%x (ASC 0x%02x, ASCQ 0x%02x)", key, asc, ascq)
+						   : xstrdup("");
+
+		return set_why(why, -EIO, "%s through the %s bridge: SCSI status 0x%02x%s%s: the bridge or the drive refused it",
+			       what, fam, x->status, x->status == 0x02 ? " (CHECK CONDITION)" : "", sense);
+	}
 	if (x->resid)
 		return set_why(why, -EIO, "%s through the %s bridge: %zu of %zu bytes %s", what, fam,
 			       x->resid > x->len ? 0 : x->len - x->resid, x->len,
