@@ -2,6 +2,7 @@
 /* The accept engine: target choice, the harness runs and their record, the gates, the sweep, the engine gates. */
 #include "accept.h"
 #include "bridge.h"
+#include "usbnvme.h"
 #include "disk.h"
 #include "schema.h"
 
@@ -455,13 +456,35 @@ static int check_busy(struct accept *a)
 	return 0;
 }
 
+/* The drive inside the enclosure, read through its bridge where its family allows it (src/usbnvme.h):
+ * its own model, firmware and serial replace the SCSI strings, often the bridge's, so that report
+ * matches it with preflight's target and, after the swap, with the drive in the slot. Returns the
+ * sentence for the usb-bridge check (allocated). */
+static char *read_through(struct accept *a, json_object *d)
+{
+	_cleanup_(usbnvme_through_freep) struct usbnvme_through th = { 0 };
+
+	usbnvme_through(-1, a->t.disk, &th);
+	if (!usbnvme_through_read(&th))
+		return th.family == USBNVME_NONE ? xstrdup("")
+						 : xasprintf("; reading the drive through it failed: %s", th.why ?: "?");
+	if (d) {
+		jset_str(d, "model", th.n.mn);
+		jset_str(d, "firmware", th.n.fr);
+		jset_str(d, "serial", th.n.sn[0] ? th.n.sn : NULL);
+		jset_str(d, "read_through", th.n.read_through);
+	}
+	return xasprintf("; the drive, read through it (%s): '%s', firmware %s, serial %s", usbnvme_family_chips(th.family),
+			 th.n.mn, th.n.fr, th.n.sn[0] ? th.n.sn : "unknown");
+}
+
 /* A drive in a USB enclosure is measured through the bridge and its link: UAS queues a few dozen
  * reads and Bulk-Only one, and the link caps the rate, so the figures would be the bridge's and the
  * verdict about the wrong thing. -EXDEV: refused (without --force). */
 static int check_bridge(struct accept *a)
 {
 	_cleanup_(bridge_freep) struct disk_bridge b = { 0 };
-	_cleanup_free_ char *desc = NULL;
+	_cleanup_free_ char *desc = NULL, *drive = NULL;
 	json_object *d = jget_object(a->rec->root, "drive");
 
 	if (!a->t.disk[0] || bridge_of_disk(a->t.disk, &b) < 0)
@@ -477,9 +500,10 @@ static int check_bridge(struct accept *a)
 			       "not the drive; run accept with the drive in the slot after the swap, or pass --force "
 			       "to measure through the bridge (every figure is then labelled bridge-limited)",
 			       a->path, a->t.disk, desc);
+	drive = read_through(a, d);
 	record_check(a->rec, "usb-bridge", ST_WARN,
 		     "measured through USB bridge %s (--force): every figure is bridge-limited, not the drive's; "
-		     "accept the drive again in the slot after the swap", desc);
+		     "accept the drive again in the slot after the swap%s", desc, drive);
 	return 0;
 }
 

@@ -70,6 +70,25 @@ static void fit_lba_size(struct layout *l)
 	}
 }
 
+/* A target that presents one LBA size through its USB bridge and will present another in the slot
+ * (a bridge that reports 4096-byte blocks for a drive formatted with 512-byte LBAs, or the reverse):
+ * the GPT would be written in the bridge's units and be found nowhere in the slot (issue 29: OVMF
+ * finds no GPT). Refused, not planned for the slot's size: what clone writes, verifies and checks is
+ * read back through the same bridge, so a disk laid out for other units could not be proven here. */
+static void fit_slot_lba(struct layout *l)
+{
+	uint32_t tl = l->tgt_geo.lba_size, slot = l->tgt_slot_lba;
+
+	if (!l->slot_lba_differs)
+		return;
+	l->lba_size_unsafe = true;
+	why_not(l, "the target presents %u-byte LBAs here, but its namespace is formatted with %u-byte LBAs (read "
+		   "through its USB bridge), the size it presents in the slot: a GPT and filesystems written here would "
+		   "be in the wrong units there; clone with the target in the slot or in an enclosure that presents "
+		   "%u-byte LBAs, or use path 1 (fresh install + restore)",
+		tl, slot, slot);
+}
+
 /* Path 2 keeps every partition's start and shrinks only the last one to end at the target's
  * last usable LBA; that works when nothing else crosses the end and its filesystem's data fits. */
 static void fit_fs_clone(struct layout *l)
@@ -93,6 +112,7 @@ static void fit_fs_clone(struct layout *l)
 		why_not(l, "the source's GPT has no partitions");
 		return;
 	}
+	fit_slot_lba(l);
 	fit_lba_size(l);
 	for (size_t i = 1; i < t->nparts; i++)
 		if (t->parts[i].end_lba > t->parts[last].end_lba)
@@ -153,9 +173,16 @@ static void fit_fs_clone(struct layout *l)
 
 int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, struct layout *l, char **why)
 {
+	return layout_analyze_slot(src, tgt_bytes, tgt_lba_size, 0, l, why);
+}
+
+int layout_analyze_slot(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, uint32_t tgt_slot_lba,
+			struct layout *l, char **why)
+{
 	int r;
 
-	*l = (struct layout){ .src = src };
+	*l = (struct layout){ .src = src, .tgt_slot_lba = tgt_slot_lba,
+			      .slot_lba_differs = tgt_slot_lba && tgt_slot_lba != tgt_lba_size };
 	*why = NULL;
 	r = lba_geometry(tgt_bytes, tgt_lba_size, &l->tgt_geo);
 	if (r < 0)
@@ -216,8 +243,9 @@ int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, 
 		}
 		l->fit[i].crosses_end = end_bytes > tgt_end;
 	}
-	/* A raw sector copy is valid only onto a disk at least as large with the same LBA size. */
-	l->raw_clone_possible = tgt_bytes >= src->size_bytes && !l->lba_size_differs;
+	/* A raw sector copy is valid only onto a disk at least as large with the same LBA size, here and
+	 * in the slot. */
+	l->raw_clone_possible = tgt_bytes >= src->size_bytes && !l->lba_size_differs && !l->slot_lba_differs;
 	fit_fs_clone(l);
 	return 0;
 }

@@ -38,7 +38,10 @@ struct layout {
 	bool fs_clone_possible;
 	char fs_clone_why[512];   /* why not, when it is not */
 	bool lba_size_differs;
-	bool lba_size_unsafe;     /* they differ and a partition would not work at the target's: path 2 refused */
+	bool lba_size_unsafe;     /* they differ and a partition would not work at the target's, or the target
+				   * presents another LBA size than it will in the slot: path 2 refused */
+	uint32_t tgt_slot_lba;    /* the target's LBA size in the slot, read through its USB bridge; 0 unknown */
+	bool slot_lba_differs;    /* known, and not the LBA size the target presents here */
 	size_t table_problems;    /* ptable_check: what sgdisk -v would call a problem */
 	char *table_why;          /* their sentences; NULL when none */
 };
@@ -46,4 +49,9 @@ struct layout {
 /* Read the source's table and filesystems and fit them against a target of `tgt_bytes`
  * with `tgt_lba_size`-byte LBAs. Reads only. */
 int layout_analyze(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, struct layout *l, char **why);
+/* The same for a target whose own LBA size, the one it presents in the slot, is known (read through its
+ * USB bridge, src/usbnvme.h): `tgt_slot_lba`, 0 when unknown. When it is not `tgt_lba_size` a GPT and
+ * filesystems written here would be in the wrong units there: a raw clone and path 2 are refused. */
+int layout_analyze_slot(struct disk *src, uint64_t tgt_bytes, uint32_t tgt_lba_size, uint32_t tgt_slot_lba,
+			struct layout *l, char **why);
 void layout_free(struct layout *l);

@@ -57,8 +57,9 @@ struct nvme_pcie {
 };
 
 struct nvme_info {
-	char *origin;               /* "/dev/nvme0" or the dumps directory */
+	char *origin;               /* "/dev/nvme0", the dumps directory, or "/dev/sda" read through its bridge */
 	bool from_dumps;
+	const char *read_through;   /* the USB bridge family it was read through (src/usbnvme.h); NULL: not */
 	char ctrl[32];              /* "nvme0"; empty for dumps */
 	uint16_t vid, ssvid;
 	char sn[21], mn[41], fr[9]; /* trimmed of the padding spaces */

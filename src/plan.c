@@ -524,6 +524,7 @@ int plan_build(const struct layout *l, const struct profile *prof, const char *t
 	p->raw_possible = l->raw_clone_possible;
 	p->clone_possible = l->fs_clone_possible;
 	p->lba_size_unsafe = l->lba_size_unsafe;
+	p->slot_lba_differs = l->slot_lba_differs;
 	snprintf(p->clone_why, sizeof(p->clone_why), "%s", l->fs_clone_why);
 	plan_fingerprint(l, false, p->fingerprint);
 	plan_fingerprint(l, true, p->fingerprint_shrunk);
@@ -936,7 +937,7 @@ int plan_for(struct disk *src, const struct plan_target *t, const struct profile
 	     unsigned opts, struct layout *l, struct plan *p, char **why)
 {
 	_cleanup_free_ char *w = NULL, *h = NULL;
-	int r = layout_analyze(src, t->bytes, t->lba_size, l, &w);
+	int r = layout_analyze_slot(src, t->bytes, t->lba_size, t->slot_lba_size, l, &w);
 
 	if (r < 0)
 		return set_why(why, r, "%s", w ? w : strerror(-r));

@@ -85,6 +85,7 @@ struct plan {
 	char disk_guid[37];
 	bool raw_possible, clone_possible, needs_shrink;
 	bool lba_size_unsafe;        /* layout's: path 2 refused for the LBA sizes */
+	bool slot_lba_differs;       /* layout's: the target presents other LBAs here than in the slot */
 	char clone_why[512];
 	struct plan_part *parts;
 	size_t nparts;
@@ -123,6 +124,7 @@ struct plan_target {
 	const char *serial;  /* NULL when unknown */
 	uint64_t bytes;
 	uint32_t lba_size;
+	uint32_t slot_lba_size; /* its LBA size in the slot, read through its USB bridge; 0 unknown */
 };
 /* What plan and clone share: the layout of the open source `src` against the target (into *l)
  * and the plan built from it (into *p). `home` NULL: the node user's home (node_home), none when

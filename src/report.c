@@ -786,6 +786,13 @@ static json_object *transport_json(json_object *transport, json_object *bridge, 
 	return json_object_new_string(t);
 }
 
+/* Where an NVMe identity preflight read came from, for the report's "from". */
+static const char *identity_words(json_object *id)
+{
+	return jget_str(id, "read_through") ? "preflight (NVMe identify and SMART log read through the USB bridge)"
+					    : "preflight (NVMe controller)";
+}
+
 static json_object *drive_old(json_object *pre)
 {
 	json_object *o = json_object_new_object(), *src = jget(pre, "source"), *id = schema_preflight_identity(pre, false);
@@ -793,7 +800,7 @@ static json_object *drive_old(json_object *pre)
 
 	jset_str(o, "from", !pre ? NULL : !id ? "preflight (no drive identity in its record)" :
 		 !jget_bool(id, "nvme") ? "preflight (sysfs: not an NVMe identity)" :
-		 streq(jget_str(id, "from"), "dumps") ? "preflight (NVMe identify and log dumps)" : "preflight (NVMe controller)");
+		 streq(jget_str(id, "from"), "dumps") ? "preflight (NVMe identify and log dumps)" : identity_words(id));
 	put(o, "device", jget(src, "path"));
 	json_object_object_add(o, "transport", transport_json(jget(src, "transport"), jget(id, "bridge"), false));
 	put(o, "controller", jget(id, "controller"));
@@ -825,9 +832,11 @@ static json_object *drive_new(json_object *pre, json_object *acc, const struct p
 	json_object *ns = same ? judged_ns(tid) : NULL;
 
 	if (d) {
-		_cleanup_free_ char *from = xasprintf("accept (sysfs of %s under %s)%s", jget_str(d, "disk") ?: "?",
+		_cleanup_free_ char *from = xasprintf("accept (%s of %s under %s)%s%s",
+						      jget_str(d, "read_through") ? "read through the USB bridge" : "sysfs",
+						      jget_str(d, "disk") ?: "?",
 						      jget_str(d, "under") ?: schema_accept_target_path(acc) ?: "?",
-						      same ? "; class and health: preflight (NVMe controller)" : "");
+						      same ? "; class and health: " : "", same ? identity_words(tid) : "");
 		jset_str(o, "from", from);
 		put(o, "device", jget(d, "disk"));
 		json_object_object_add(o, "transport", transport_json(jget(d, "transport"), jget(d, "bridge"),
@@ -841,7 +850,9 @@ static json_object *drive_new(json_object *pre, json_object *acc, const struct p
 		put(o, "lba_size", streq(jget_str(jget(acc, "target"), "kind"), "block") ? jget(jget(acc, "target"), "lba_size")
 										       : jget(ns, "lba_size"));
 	} else if (same) {
-		jset_str(o, "from", "preflight (NVMe controller of the target)");
+		jset_str(o, "from", jget_str(tid, "read_through") ? "preflight (NVMe identify and SMART log of the target, read "
+								      "through the USB bridge)"
+								    : "preflight (NVMe controller of the target)");
 		put(o, "device", jget(jget(pre, "target"), "path"));
 		json_object_object_add(o, "transport", transport_json(jget(jget(pre, "target"), "transport"),
 								      jget(tid, "bridge"), false));

@@ -5,6 +5,7 @@
 #include "disk.h"
 #include "size.h"
 #include "extract.h"
+#include "usbnvme.h"
 
 #include <inttypes.h>
 #include <sys/stat.h>
@@ -206,4 +207,11 @@ int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size,
 		 * there is a drive swaptool could not read (README's exit codes: 3) */
 		return ctx_error(ctx, r == -EISDIR || r == -ENOTBLK ? EXIT_USAGE : EXIT_FAILED, "%s", why);
 	return 0;
+}
+
+void step_read_through(const struct disk *d, struct usbnvme_through *t)
+{
+	*t = (struct usbnvme_through){ 0 };
+	if (d->fd >= 0 && d->kind == DISK_BLOCK && !d->ctrl && d->sysname)
+		usbnvme_through(d->fd, d->sysname, t);
 }

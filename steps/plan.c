@@ -14,6 +14,7 @@
 #include "planrun.h"
 #include "schema.h"
 #include "size.h"
+#include "usbnvme.h"
 
 static const struct step_option plan_options[] = {
 	STEP_OPT_TARGET,
@@ -122,6 +123,7 @@ int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const
 		  const char *home, unsigned opts, struct disk *src, struct layout *l, struct plan *p)
 {
 	_cleanup_(disk_closep) struct disk tgt = { .fd = -1 };
+	_cleanup_(usbnvme_through_freep) struct usbnvme_through tgt_th = { 0 };
 	_cleanup_free_ char *why = NULL, *lent = NULL;
 	struct plan_target t = { .spec = tgt_spec, .lba_size = tgt_lba_size };
 	int r;
@@ -132,6 +134,9 @@ int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const
 	if (tgt.fd >= 0) {
 		t.path = tgt_spec;
 		t.serial = tgt.serial;
+		/* a target on USB read through its bridge: its LBA size in the slot (src/layout.h) */
+		step_read_through(&tgt, &tgt_th);
+		t.slot_lba_size = usbnvme_slot_lba(&tgt_th);
 	}
 	r = step_open_source(ctx, source, image_lba, src);
 	if (r)
@@ -205,6 +210,10 @@ static void record_paths(struct record *rec, const struct plan *p)
 
 	if (p->raw_possible)
 		record_check(rec, "raw-clone", ST_PASS, "a raw sector clone fits the target");
+	else if (p->slot_lba_differs && p->delta_bytes >= 0 && p->src_geo.lba_size == p->tgt_geo.lba_size)
+		record_check(rec, "raw-clone", ST_SKIP,
+			     "a raw sector clone would be in the target's LBAs here, not in the ones it has in the slot "
+			     "(lba-format); not a path here: path 1 instead");
 	else
 		/* The clone trap, kept in view but not a warning: preflight found it (its verdict trap)
 		 * and this plan is the way round it, so a plan whose paths hold has nothing left to warn

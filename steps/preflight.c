@@ -8,6 +8,7 @@
 #include "report.h"
 #include "size.h"
 #include "usage.h"
+#include "usbnvme.h"
 
 #include <inttypes.h>
 
@@ -247,8 +248,9 @@ static void add_paths(struct ctx *ctx, struct record *rec, const struct prefligh
 
 	jset_bool(raw, "possible", l->raw_clone_possible);
 	if (!l->raw_clone_possible)
-		jset_str(raw, "reason", l->lba_size_differs ? "the target's LBA size differs from the source's"
-							    : "the target is smaller than the source");
+		jset_str(raw, "reason", l->lba_size_differs   ? "the target's LBA size differs from the source's"
+					: l->slot_lba_differs ? "the target's LBA size in the slot differs from what it presents here"
+							      : "the target is smaller than the source");
 	json_object_object_add(paths, SCHEMA_PATH_RAW_CLONE, raw);
 
 	jset_bool(fsc, "possible", l->fs_clone_possible);
@@ -308,6 +310,10 @@ static void check_raw_clone(struct record *rec, const struct layout *l)
 		c = record_check(rec, SCHEMA_CHECK_RAW_CLONE, ST_FAIL,
 				 "a raw clone cannot fit: the target is %s B (%s) smaller than the source",
 				 fmt_thousands((uint64_t)-l->delta_bytes, b1), fmt_decimal((uint64_t)-l->delta_bytes, b2));
+	else if (!l->lba_size_differs)
+		c = record_check(rec, SCHEMA_CHECK_RAW_CLONE, ST_FAIL,
+				 "a raw clone is invalid: the target presents %u-byte LBAs here and %u-byte ones in the slot; "
+				 "the GPT is in LBAs", tg->lba_size, l->tgt_slot_lba);
 	else
 		c = record_check(rec, SCHEMA_CHECK_RAW_CLONE, ST_FAIL,
 				 "a raw clone is invalid: the target has %u-byte LBAs, the source %u-byte; the GPT is in LBAs",
@@ -495,6 +501,7 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 {
 	struct preflight_args a;
 	_cleanup_(disk_closep) struct disk src = { .fd = -1 }, tgt = { .fd = -1 };
+	_cleanup_(usbnvme_through_freep) struct usbnvme_through src_th = { 0 }, tgt_th = { 0 };
 	struct layout l = { 0 };
 	_cleanup_free_ char *why = NULL;
 	uint64_t tgt_bytes = 0;
@@ -513,7 +520,12 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	r = step_open_source(ctx, a.source, a.t.image_lba_size, &src);
 	if (r)
 		return r;
-	r = layout_analyze(&src, tgt_bytes, tgt_lba, &l, &why);
+	/* a drive on USB read through its bridge first: the target's LBA size in the slot is the layout's */
+	if (!a.from_dumps)
+		step_read_through(&src, &src_th);
+	if (tgt_is_disk)
+		step_read_through(&tgt, &tgt_th);
+	r = layout_analyze_slot(&src, tgt_bytes, tgt_lba, usbnvme_slot_lba(&tgt_th), &l, &why);
 	if (r < 0) {
 		layout_free(&l);
 		return ctx_error(ctx, EXIT_FAILED, "%s", why);
@@ -553,7 +565,7 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 
 	add_checks(rec, &l);
 	r = preflight_drive(ctx, rec, sj, &src, a.from_dumps, tgt_is_disk ? &tgt : NULL, a.target_model,
-			    l.tgt_geo.lba_count);
+			    l.tgt_geo.lba_count, &src_th, &tgt_th);
 	if (r) {
 		layout_free(&l);
 		return r;

@@ -7,6 +7,7 @@
 #include "drives.h"
 #include "nvme.h"
 #include "size.h"
+#include "usbnvme.h"
 
 #include <inttypes.h>
 
@@ -22,6 +23,10 @@ struct side {
 	char *why;                  /* the verdict's reason */
 	char *unknown;              /* why there is no identity: "not an NVMe device (loop0)" */
 	struct disk_bridge bridge;  /* the USB bridge the disk sits behind (vendor_id NULL: none) */
+	enum usbnvme_family family; /* its family when it is one swaptool reads through */
+	char *refused;              /* why reading through it failed; NULL when it was not tried or worked */
+	uint32_t presented_lba;     /* the disk's LBA size and size as the bridge presents them */
+	uint64_t presented_bytes;
 	uint32_t judged_nsid;
 };
 
@@ -30,6 +35,7 @@ static void side_free(struct side *s)
 	nvme_info_free(&s->n);
 	free(s->why);
 	free(s->unknown);
+	free(s->refused);
 	bridge_free(&s->bridge);
 }
 
@@ -125,6 +131,7 @@ static json_object *identity_json(const struct side *s, const struct disk *src)
 	vid = xasprintf("0x%04" PRIx16, n->vid);
 	jset_bool(o, "nvme", true);
 	jset_str(o, "from", n->from_dumps ? "dumps" : "device");
+	jset_str(o, "read_through", n->read_through);
 	jset_str(o, "origin", n->origin);
 	jset_str(o, "controller", n->ctrl[0] ? n->ctrl : NULL);
 	jset_str(o, "model", n->mn);
@@ -224,19 +231,43 @@ static void judge(const struct ctx *ctx, struct side *s)
 	s->verdict = drive_judge(&s->cls, s->nvme, s->n.hmpre, &s->why);
 }
 
-/* Read the drive behind an opened disk: libnvme when it is NVMe, else say what it is. */
-static void read_disk(const struct ctx *ctx, struct side *s, const struct disk *d)
+/* A disk on USB: the drive as read through its bridge (taken from th), else why not. */
+static void read_bridged(const struct ctx *ctx, struct side *s, const struct disk *d, struct usbnvme_through *th)
+{
+	_cleanup_free_ char *b = NULL;
+
+	s->bridge = th->bridge;
+	th->bridge = (struct disk_bridge){ 0 };
+	s->family = th->family;
+	s->presented_lba = d->lba_size;
+	s->presented_bytes = d->size_bytes;
+	if (usbnvme_through_read(th)) {
+		s->n = th->n;
+		th->n = (struct nvme_info){ 0 };
+		s->nvme = true;
+		s->model = s->n.mn;
+		s->judged_nsid = s->n.ns[0].nsid;
+		judge(ctx, s);
+		return;
+	}
+	if (th->family != USBNVME_NONE && th->why)
+		s->refused = xstrdup(th->why);
+	b = bridge_describe(&s->bridge);
+	/* the NVMe commands stay in the enclosure: the SCSI strings are often the bridge's own */
+	s->unknown = xasprintf("behind USB bridge %s (%s): the drive's NVMe identity and health were not read%s%s", b,
+			       d->sysname, s->refused ? ": " : "", s->refused ?: "");
+}
+
+/* Read the drive behind an opened disk: libnvme when it is NVMe, through its USB bridge where the
+ * bridge allows it, else say what it is. */
+static void read_disk(const struct ctx *ctx, struct side *s, const struct disk *d, struct usbnvme_through *th)
 {
 	_cleanup_free_ char *why = NULL;
 
 	if (!d->ctrl) {
 		s->model = d->model;
-		if (d->sysname && bridge_of_disk(d->sysname, &s->bridge) == 0) {
-			_cleanup_free_ char *b = bridge_describe(&s->bridge);
-
-			/* the NVMe commands stay in the enclosure: the SCSI strings are often the bridge's own */
-			s->unknown = xasprintf("behind USB bridge %s (%s): the drive's NVMe identity and health were "
-					       "not read", b, d->sysname);
+		if (th && th->bridge.vendor_id) {
+			read_bridged(ctx, s, d, th);
 			return;
 		}
 		s->unknown = xasprintf("not an NVMe device (%s)", d->sysname ? d->sysname : "image file");
@@ -416,37 +447,72 @@ static void health_check(struct record *rec, struct side *src, struct side *tgt)
 	json_object_object_add(c, "target", fields[1]);
 }
 
-/* usb-bridge: a drive in an enclosure is judged by what the bridge lets through, which here is its
- * size and LBA size only; a warning that says so and when to judge it, or no check at all when
- * neither drive is on USB. */
+/* What one drive's USB bridge let through: a sentence and its status. Read through it: judged as in
+ * the slot, a warning when its namespace's LBA size or size is not what the bridge presents. Not read:
+ * today's warning, and why reading through it failed when it was tried. */
+static enum status bridge_side(const struct side *s, bool target, const char *target_model, char **text)
+{
+	_cleanup_free_ char *b = bridge_describe(&s->bridge), *how = NULL;
+	const struct nvme_ns_info *ns = s->nvme ? nvme_find_ns(&s->n, s->judged_nsid) : NULL;
+	char n[2][32];
+
+	if (!s->nvme) {
+		*text = xasprintf("%s behind USB bridge %s: its identity, class and health were not read%s%s%s", s->label, b,
+				  !target      ? "; judge the old drive in the slot (or from its nvme-cli dumps, --from-dumps)"
+				  : target_model ? " (class judged from --target-model); judge it in the slot after the swap"
+						 : "; judge it in the slot after the swap, or name it with --target-model",
+				  s->refused ? "; reading it through the bridge failed: " : "", s->refused ?: "");
+		return ST_WARN;
+	}
+	how = xasprintf("%s behind USB bridge %s, read through it (%s)", s->label, b, usbnvme_family_chips(s->family));
+	if (ns && ns->lba_size != s->presented_lba) {
+		*text = xasprintf("%s: its namespace is formatted with %u-byte LBAs and the bridge presents %u-byte ones, so "
+				  "in the slot it presents %u-byte LBAs; %s",
+				  how, ns->lba_size, s->presented_lba, ns->lba_size,
+				  target ? "path 2 is refused (lba-format)"
+					 : "its partition table was read in the bridge's units: run preflight with the drive in the slot");
+		return ST_WARN;
+	}
+	if (ns && ns->size_bytes != s->presented_bytes) {
+		*text = xasprintf("%s: its namespace holds %s B and the bridge presents %s B; the sizes here are the bridge's, "
+				  "check them in the slot",
+				  how, fmt_thousands(ns->size_bytes, n[0]), fmt_thousands(s->presented_bytes, n[1]));
+		return ST_WARN;
+	}
+	*text = xasprintf("%s: identity, class, host memory buffer, LBA format and SMART judged as in the slot", how);
+	return ST_PASS;
+}
+
+/* usb-bridge: what each drive's bridge let through (src/usbnvme.h), or no check at all when neither
+ * drive is on USB. */
 static void bridge_check(struct record *rec, const struct side *src, const struct side *tgt, const char *target_model)
 {
 	const struct side *sides[2] = { src, tgt };
 	_cleanup_free_ char *summary = NULL;
+	enum status st = ST_PASS;
 
 	for (unsigned i = 0; i < 2; i++) {
 		const struct side *s = sides[i];
-		_cleanup_free_ char *b = NULL;
+		_cleanup_free_ char *one = NULL;
+		enum status k;
 		char *n;
 
 		if (!s || !s->bridge.vendor_id)
 			continue;
-		b = bridge_describe(&s->bridge);
-		n = xasprintf("%s%s%s behind USB bridge %s: its identity, class and health were not read%s", summary ?: "",
-			      summary ? "; " : "", s->label, b,
-			      i == 0 ? "; judge the old drive in the slot (or from its nvme-cli dumps, --from-dumps)"
-			      : target_model ? " (class judged from --target-model); judge it in the slot after the swap"
-					     : "; judge it in the slot after the swap, or name it with --target-model");
+		k = bridge_side(s, i == 1, target_model, &one);
+		if (k > st)
+			st = k;
+		n = xasprintf("%s%s%s", summary ?: "", summary ? "; " : "", one);
 		free(summary);
 		summary = n;
 	}
 	if (summary)
-		record_check(rec, "usb-bridge", ST_WARN, "%s", summary);
+		record_check(rec, "usb-bridge", st, "%s", summary);
 }
 
 int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, const struct disk *src,
 		    const char *from_dumps, const struct disk *target_disk, const char *target_model,
-		    uint64_t target_lba_count)
+		    uint64_t target_lba_count, struct usbnvme_through *src_through, struct usbnvme_through *tgt_through)
 {
 	struct side s = { .label = "source" }, t = { .label = "target" };
 	bool have_target;
@@ -464,13 +530,13 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 		s.judged_nsid = s.n.nns ? s.n.ns[0].nsid : 0;
 		judge(ctx, &s);
 	} else if (src)
-		read_disk(ctx, &s, src);
+		read_disk(ctx, &s, src, src_through);
 	else
 		s.unknown = xstrdup("no source");
 
 	have_target = target_disk || target_model;
 	if (target_disk)
-		read_disk(ctx, &t, target_disk);
+		read_disk(ctx, &t, target_disk, tgt_through);
 	if (target_model) {
 		struct drive_class mc;
 		const struct drive_sku *sku;
@@ -483,7 +549,7 @@ int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, 
 		/* A device's own model and --target-model must name the same catalogue entry. A model the
 		 * catalogue does not know is not compared: "990 PRO" and "Samsung SSD 990 PRO 2TB" are one
 		 * drive, and only the catalogue knows which spellings belong together. */
-		if (t.model && *t.model && mc.known && !t.bridge.vendor_id) {
+		if (t.model && *t.model && mc.known && (t.nvme || !t.bridge.vendor_id)) {
 			struct drive_class dc;
 
 			drive_lookup(ctx->profile, t.model, &dc);
@@ -621,6 +687,14 @@ void preflight_drive_render(const struct ctx *ctx, json_object *record)
 				snprintf(buf[i][10], 96, "%" PRIu64 " entries (%" PRIu64 " benign)", jget_u64(el, "entries"),
 					 jget_u64(el, "benign_invalid_field"));
 		}
+		if (jget(o, "bridge")) {
+			json_object *br = jget(o, "bridge");
+			const char *rt = jget_str(o, "read_through");
+
+			snprintf(buf[i][11], 96, "%s:%s%s%s, %s%s", jget_str(br, "vendor_id") ?: "?", jget_str(br, "product_id") ?: "?",
+				 jget_str(br, "product") ? " " : "", jget_str(br, "product") ?: "",
+				 rt ? "read through: " : "not read through", rt ?: "");
+		}
 		if (cls)
 			snprintf(buf[i][3], 96, "%s: %s", jget_str(cls, "name") ? jget_str(cls, "name") : "not in the catalogue",
 				 jget_str(cls, "verdict"));
@@ -630,6 +704,7 @@ void preflight_drive_render(const struct ctx *ctx, json_object *record)
 	row(t, two, "model", C(0, 0), C(1, 0));
 	row(t, two, "firmware", C(0, 1), C(1, 1));
 	row(t, two, "serial", C(0, 2), C(1, 2));
+	row(t, two, "USB bridge", C(0, 11), C(1, 11));
 	row(t, two, "class", C(0, 3), C(1, 3));
 	row(t, two, "host memory buffer", C(0, 4), C(1, 4));
 	row(t, two, "power states", C(0, 5), C(1, 5));

@@ -124,6 +124,10 @@ int step_target_option(struct ctx *ctx, int c, const char *v, struct step_target
 int step_target_given(struct ctx *ctx, const struct step_target_opts *t);
 /* SOURCE: disk_open with the exit codes every step uses (directory, partition: 2; missing and the rest: 3). */
 int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size, struct disk *src);
+/* A whole disk a USB bridge can hold (a block device, not NVMe): its bridge and the drive read through
+ * it (src/usbnvme.h) into *t; nothing for an image or an NVMe drive. Never fails: *t says what happened. */
+struct usbnvme_through;
+void step_read_through(const struct disk *d, struct usbnvme_through *t);
 /* Option entries more than one step takes, with the values their parsers switch on: whole where
  * they mean the same in every step that takes them, with the step's help text where they do not. */
 #define STEP_OPT_TARGET                                                                              \
@@ -154,13 +158,17 @@ void step_preflight_render(const struct ctx *ctx, json_object *record);
 
 /* preflight's drive part (steps/preflight_drive.c): identity, health and class of the source (and of
  * the target when known) into the preflight record: rec->root gets "source_identity" (and
- * "target_identity"), checks "drive-class" and "health" (skip when the identity is unknown; never an
- * error). Returns 0, or a ctx_error() code: 3 for bad --from-dumps files, 2 for a --target-model that
- * disagrees with --target. Sets "model", "firmware", "serial" of src_json when it learns them. */
+ * "target_identity"), checks "drive-class", "health" (skip when the identity is unknown; never an
+ * error) and "usb-bridge" when a drive is on USB. Returns 0, or a ctx_error() code: 3 for bad
+ * --from-dumps files, 2 for a --target-model that disagrees with --target. Sets "model", "firmware",
+ * "serial" of src_json when it learns them. A disk on USB comes with what its bridge let through
+ * (src_through, tgt_through: src/usbnvme.h, read before the layout so that it knows the target's LBA
+ * size in the slot); the drive read through it is taken from there. */
 struct disk;
+struct usbnvme_through;
 int preflight_drive(struct ctx *ctx, struct record *rec, json_object *src_json, const struct disk *src,
 		    const char *from_dumps, const struct disk *target_disk, const char *target_model,
-		    uint64_t target_lba_count);
+		    uint64_t target_lba_count, struct usbnvme_through *src_through, struct usbnvme_through *tgt_through);
 void preflight_drive_render(const struct ctx *ctx, json_object *record); /* identity/health table */
 int step_accept_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_accept_render(const struct ctx *ctx, json_object *record);

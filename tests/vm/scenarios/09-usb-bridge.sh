@@ -44,6 +44,9 @@ host() {
 	jeq '.target_identity.reason | test("^behind USB bridge ")' true
 	jeq '.checks[] | select(.id == "usb-bridge") | .status' warn
 	jeq '.checks[] | select(.id == "usb-bridge") | .summary | test("target behind USB bridge .*judge it in the slot after the swap")' true
+	# QEMU's bridge (USB vendor 46f4) is of no family swaptool reads through: no vendor command tried
+	jeq '.checks[] | select(.id == "usb-bridge") | .summary | test("reading it through")' false
+	jeq .target_identity.read_through null
 	jeq '.paths.fs_clone.possible' true
 	jeq .source.transport nvme
 	ok "preflight: the target on USB is named with its bridge, link and VPD serial; a warning says to judge it in the slot"
