@@ -364,9 +364,16 @@ static void found_checks(struct rescue_job *j)
 
 	record_check(j->rec, "programs", ST_PASS, "%zu programs and swaptool, %zu libraries: every DT_NEEDED resolves "
 		     "inside the stick", r->programs.n, r->libraries.n);
+	char builtin[128] = "", absent[160] = "";
+
+	for (size_t i = 0; i < r->modules.builtin.n; i++)
+		snprintf(builtin + strlen(builtin), sizeof(builtin) - strlen(builtin), "%s%s", i ? ", " : "; built in: ",
+			 r->modules.builtin.v[i]);
+	for (size_t i = 0; i < r->modules_missing.n; i++)
+		snprintf(absent + strlen(absent), sizeof(absent) - strlen(absent), "%s%s", i ? ", " : "; not in this kernel: ",
+			 r->modules_missing.v[i]);
 	record_check(j->rec, "modules", ST_PASS, "Linux %s: %zu modules (NVMe, USB, UAS, SCSI disks, ext4, FUSE and what "
-		     "they need)%s%s", r->release, r->modules.files.n, r->modules.builtin.n ? "; built in: " : "",
-		     r->modules.builtin.n ? r->modules.builtin.v[0] : "");
+		     "they need)%s%s", r->release, r->modules.files.n, builtin, absent);
 	for (size_t i = 0; i < r->nrecords; i++)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "", r->records[i].step);
 	if (!r->nrecords || !streq(r->records[0].step, "preflight"))

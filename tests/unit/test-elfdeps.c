@@ -11,7 +11,8 @@
 
 static int read_path(const char *path, struct elf_info *e, char **why)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	_cleanup_free_ char *p = path[0] == '/' ? xstrdup(path) : tpath(path);
+	_cleanup_close_ int fd = open(p, O_RDONLY | O_CLOEXEC);
 
 	return fd < 0 ? -errno : elf_read(fd, e, why);
 }
@@ -69,7 +70,11 @@ int main(void)
 		free(got);
 		got = n;
 	}
-	CHECK(write_file_atomic(tpath("closure"), got, strlen(got), 0644) == 0);
+	{
+		_cleanup_free_ char *closure = tpath("closure");
+
+		CHECK(write_file_atomic(closure, got, strlen(got), 0644) == 0);
+	}
 	ldd = sh_str("ldd %s %s | awk '$2 == \"=>\" && $3 ~ /^\\// { print $3 } $1 ~ /^\\// && $1 !~ /:$/ { print $1 }' | "
 		     "xargs -n1 realpath | sort -u | comm -23 - <(sort -u closure)", ls, bash);
 	CHECK_STR(ldd, "");
@@ -85,7 +90,11 @@ int main(void)
 	CHECK(sh("mkdir -p conf.d && printf '# c\\n\\n/opt/a  # x\\ninclude conf.d/*.conf\\nhwcap 0 nosegneg\\n/opt/a\\n' > ld.conf && "
 		 "printf '/opt/b\\n' > conf.d/1.conf && printf 'include %%s/ld.conf\\n/opt/c\\n' \"$PWD\" > conf.d/2.conf") == 0);
 	strlist_clear(&dirs);
-	elf_libdirs(tpath("ld.conf"), &dirs);
+	{
+		_cleanup_free_ char *conf = tpath("ld.conf");
+
+		elf_libdirs(conf, &dirs);
+	}
 	CHECK(dirs.n == 7);
 	CHECK_STR(dirs.v[0], "/opt/a");
 	CHECK_STR(dirs.v[1], "/opt/b");
@@ -98,15 +107,19 @@ int main(void)
 		 "printf '\\xff\\xff' | dd of=bad bs=1 seek=56 conv=notrunc status=none && cp '%s' badphoff && "
 		 "printf '\\xff\\xff\\xff\\x7f' | dd of=badphoff bs=1 seek=32 conv=notrunc status=none", ls, ls, ls, ls) == 0);
 	free(why), why = NULL;
-	CHECK(read_path(tpath("script"), &e, &why) == -ENOEXEC);
+	CHECK(read_path("script", &e, &why) == -ENOEXEC);
 	CHECK_STR(why, "it is not an ELF file");
-	CHECK(read_path(tpath("short"), &e, &why) == -ENOEXEC);
-	CHECK(read_path(tpath("cut"), &e, &why) == -ENOEXEC);        /* program headers past its end */
-	CHECK(read_path(tpath("bad"), &e, &why) == -ENOEXEC);        /* 65535 program headers */
-	CHECK(read_path(tpath("badphoff"), &e, &why) == -ENOEXEC);   /* headers 2 GiB in */
+	CHECK(read_path("short", &e, &why) == -ENOEXEC);
+	CHECK(read_path("cut", &e, &why) == -ENOEXEC);        /* program headers past its end */
+	CHECK(read_path("bad", &e, &why) == -ENOEXEC);        /* 65535 program headers */
+	CHECK(read_path("badphoff", &e, &why) == -ENOEXEC);   /* headers 2 GiB in */
 	/* a script among the roots is no error: its interpreter is a program of its own */
 	strlist_clear(&roots);
-	strlist_add(&roots, tpath("script"));
+	{
+		_cleanup_free_ char *script = tpath("script");
+
+		strlist_add(&roots, script);
+	}
 	CHECK(elf_closure(&roots, &dirs, &files, &why) == 0 && files.n == 0);
 
 	strlist_clear(&roots);

@@ -102,7 +102,8 @@ int main(void)
 	CHECK(sh("cp disk.img bad1.img && printf '\\x07' | dd of=bad1.img bs=1 seek=$((%u + 32 * 512 + 40)) conv=notrunc status=none",
 		 OFF) == 0);
 	{
-		_cleanup_close_ int b = open(tpath("bad1.img"), O_RDONLY | O_CLOEXEC);
+		_cleanup_free_ char *p = tpath("bad1.img");
+		_cleanup_close_ int b = open(p, O_RDONLY | O_CLOEXEC);
 
 		CHECK(fat_file_sha256(b, OFF, bytes, "swaptool/vmlinuz", hex, &size, &why) == -EBADMSG);
 		CHECK(why && strstr(why, "two FATs differ"));
@@ -112,7 +113,8 @@ int main(void)
 		 "for k in 0 1; do printf '\\x02\\x00\\x00\\x00' | dd of=bad2.img bs=1 "
 		 "seek=$((%u + (32 + k * fatsz) * 512 + 8)) conv=notrunc status=none; done", OFF, OFF) == 0);
 	{
-		_cleanup_close_ int b = open(tpath("bad2.img"), O_RDONLY | O_CLOEXEC);
+		_cleanup_free_ char *p = tpath("bad2.img");
+		_cleanup_close_ int b = open(p, O_RDONLY | O_CLOEXEC);
 
 		CHECK(fat_file_sha256(b, OFF, bytes, "swaptool/vmlinuz", hex, &size, &why) == -EBADMSG);
 		CHECK(why && strstr(why, "not sound"));
@@ -120,7 +122,8 @@ int main(void)
 	CHECK(sh("cp disk.img bad3.img && printf '\\x03\\x00' | dd of=bad3.img bs=1 seek=$((%u + 11)) conv=notrunc status=none",
 		 OFF) == 0);
 	{
-		_cleanup_close_ int b = open(tpath("bad3.img"), O_RDONLY | O_CLOEXEC);
+		_cleanup_free_ char *p = tpath("bad3.img");
+		_cleanup_close_ int b = open(p, O_RDONLY | O_CLOEXEC);
 
 		CHECK(fat_file_sha256(b, OFF, bytes, "swaptool/vmlinuz", hex, &size, &why) == -EBADMSG);
 		CHECK(fat_file_sha256(b, OFF, 1u << 20, "swaptool/vmlinuz", hex, &size, &why) == -EBADMSG);

@@ -78,7 +78,11 @@ int main(void)
 	CHECK(s.files.n == 0);
 	CHECK(sh("rm m/modules.dep") == 0);
 	free(why), why = NULL;
-	CHECK(kmod_resolve(tpath("m"), names, 1, &s, &why) == -ENOENT);
+	{
+		_cleanup_free_ char *m = tpath("m");
+
+		CHECK(kmod_resolve(m, names, 1, &s, &why) == -ENOENT);
+	}
 	CHECK(why && strstr(why, "depmod"));
 	return tap_done();
 }

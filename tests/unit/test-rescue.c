@@ -84,13 +84,15 @@ int main(void)
 	CHECK(sh("dd if=stick.img of=state.img bs=512 skip=%" PRIu64 " count=%" PRIu64 " status=none", r.state_first,
 		 r.state_last - r.state_first + 1) == 0);
 	{
-		_cleanup_close_ int s = open(tpath("state.img"), O_RDONLY | O_CLOEXEC);
+		_cleanup_free_ char *p = tpath("state.img");
+		_cleanup_close_ int s = open(p, O_RDONLY | O_CLOEXEC);
 
 		CHECK(rescue_find_state(s, "state.img", &off, &why) == 0);
 		CHECK_U64(off, 0);
 	}
 	{
-		_cleanup_close_ int z = open(tpath("f3"), O_RDONLY | O_CLOEXEC);
+		_cleanup_free_ char *p = tpath("f3");
+		_cleanup_close_ int z = open(p, O_RDONLY | O_CLOEXEC);
 
 		CHECK(rescue_find_state(z, "f3", &off, &why) == -ENOENT);
 		CHECK(why && strstr(why, RESCUE_STATE_LABEL));
