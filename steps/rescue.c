@@ -197,6 +197,17 @@ static int check_out(struct rescue_job *j)
 				 file_kind(st.st_mode));
 	if (!j->force)
 		return ctx_error(j->ctx, EXIT_FAILED, "'%s' exists: name a new file, or add --force to replace it", j->out);
+	/* replaced only once read back, but never when it is one of the stick's own inputs (by identity:
+	 * another name of the kernel is the kernel) */
+	const char *inputs[][2] = { { j->kernel, "the kernel" }, { j->loader, "the loader" },
+				    { "/proc/self/exe", "this swaptool" }, { j->ctx->profile_path, "the profile" } };
+	for (size_t i = 0; i < ARRAY_SIZE(inputs); i++) {
+		struct stat in;
+
+		if (inputs[i][0] && stat(inputs[i][0], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino)
+			return ctx_error(j->ctx, EXIT_FAILED, "'%s' is %s the stick is made from: name another file", j->out,
+					 inputs[i][1]);
+	}
 	return 0;
 }
 

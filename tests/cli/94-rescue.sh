@@ -103,9 +103,11 @@ while read -r f; do
 	done
 done < <(cd "$TMP/root" && find usr -type f \( -path 'usr/bin/*' -o -path 'usr/sbin/*' -o -name '*.so*' \))
 [ "$nelf" -ge 40 ] || fail "only $nelf ELF files in the initramfs"
-chroot "$TMP/root" /usr/bin/swaptool --version >"$TMP/v" 2>&1 || { cat "$TMP/v"; fail "swaptool does not run inside the stick's root"; }
-chroot "$TMP/root" /usr/sbin/e2fsck -V >/dev/null 2>&1 || fail "e2fsck does not run inside the stick's root"
-chroot "$TMP/root" /bin/bash -c 'sgdisk --version && lsblk --version && nvme version' >/dev/null 2>&1 ||
+# in a mount namespace of its own, with /proc as the stick's /init mounts it (a sanitizer build reads it)
+inroot() { unshare -m --propagation private chroot "$TMP/root" /bin/bash -c "mount -t proc proc /proc && $1"; }
+inroot '/usr/bin/swaptool --version' >"$TMP/v" 2>&1 || { cat "$TMP/v"; fail "swaptool does not run inside the stick's root"; }
+inroot '/usr/sbin/e2fsck -V' >/dev/null 2>&1 || fail "e2fsck does not run inside the stick's root"
+inroot 'sgdisk --version && lsblk --version && nvme version' >/dev/null 2>&1 ||
 	fail "sgdisk, lsblk or nvme does not run inside the stick's root"
 ok "initramfs: cpio -t lists init, swaptool, the tools, modules and records; all $nelf ELF files' NEEDED resolve inside (readelf); swaptool, e2fsck, sgdisk, lsblk, nvme run in a chroot of it"
 
@@ -136,6 +138,8 @@ refused() { # TEXT ARGS...: rescue exits 3 saying TEXT
 }
 refused "exists: name a new file, or add --force" --out "$IMG" "${K[@]}"
 run 0 "$SWAPTOOL" --state "$STATE" -q rescue --out "$IMG" --force "${K[@]}"
+ln "$TMP/vmlinuz" "$TMP/kernel-link"
+refused "is the kernel the stick is made from" --out "$TMP/kernel-link" --force "${K[@]}"
 refused "is a directory" --out "$TMP" "${K[@]}"
 mkfifo "$TMP/fifo"
 refused "is a FIFO" --out "$TMP/fifo" "${K[@]}"
@@ -148,7 +152,7 @@ mount -o ro "${USB}p2" "$TMP/m"
 refused "holds a mounted filesystem" --out "$USB" --yes "${K[@]}"
 umount "$TMP/m"
 [ "$(sha256sum <"$USB")" = "$SUM" ] || fail "a refused rescue changed $USB"
-ok "refused: an existing file (--force replaces it), a directory, a FIFO, a partition, a drive with a mounted filesystem; the drive unchanged"
+ok "refused: an existing file (--force replaces it, but not when it is the kernel by another name), a directory, a FIFO, a partition, a drive with a mounted filesystem; the drive unchanged"
 # too small: a 64 MiB drive
 truncate -s 64M "$TMP/small.img"
 attach "$TMP/small.img"
