@@ -211,7 +211,6 @@ static int find_arch(struct rescue *r, char **why)
 
 static int find_programs(struct rescue *r, char **why)
 {
-	_cleanup_free_ char *conf_why = NULL;
 	struct strlist dirs = { 0 };
 	int rc;
 

@@ -359,6 +359,25 @@ src_fingerprint() {
 # Judging on the host what the guest kept (names as in tests/lib.sh, where they mean the same).
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok - $*"; }
+# clone_matches LAYOUT TARGET: the image a clone of mkdisk's source (LAYOUT: the layout JSON mkdisk
+# printed) wrote, judged by independent tools: sgdisk -v clean, e2fsck -fn of the last partition
+# clean, the source's PARTUUIDs and ext4 UUID kept. Sets OFF (that partition's byte offset) and NPART.
+clone_matches() {
+	local layout=$1 tgt=$2 v i sp tp
+	# (read whole, then matched: under pipefail a `| grep -q` can kill sgdisk with SIGPIPE on a match)
+	v=$(sgdisk -v "$tgt")
+	grep -q 'No problems found' <<<"$v" || fail "sgdisk -v finds problems on the target: $v"
+	NPART=$(jq '.partition_table.partitions | length' "$layout")
+	OFF=$(jq '.partition_table.partitions[-1].fs.offset_bytes' "$layout")
+	e2fsck -fn "$tgt?offset=$OFF" >"$VMRUN/fsck.log" 2>&1 || { cat "$VMRUN/fsck.log"; fail "e2fsck -fn on the target's p$NPART"; }
+	for i in $(seq "$NPART"); do
+		sp=$(jq -r ".partition_table.partitions[$((i - 1))].part_guid" "$layout")
+		tp=$(sgdisk -i "$i" "$tgt" | sed -n 's/^Partition unique GUID: //p')
+		[ "$sp" = "$tp" ] || fail "p$i PARTUUID $tp on the target, $sp on the source"
+	done
+	[ "$(blkid -p -s UUID -o value -O "$OFF" "$tgt")" = "$(jq -r '.partition_table.partitions[-1].fs.uuid' "$layout")" ] ||
+		fail "the target's ext4 UUID differs from the source's"
+}
 # load NAME: $OUT and $ERR from the guest's /out/NAME.out and .err of the last boot.
 load() {
 	[ -r "$VMOUT/$1.out" ] || fail "the guest kept no output named '$1'"

@@ -90,21 +90,9 @@ host() {
 	ok "booted under OVMF ($ACCEL) from USB: systemd-boot, Linux $rel, the stick's /init; drives, records and next step shown; preflight, plan and clone ran; powered off after $took_boot s"
 
 	# on the host: what the guest's kernel wrote to the target, checked by independent tools
-	local v off n sp tp
-	v=$(sgdisk -v "$VMRUN/tgt.img")
-	grep -q 'No problems found' <<<"$v" || fail "sgdisk -v finds problems on the target: $v"
-	n=$(jq '.partition_table.partitions | length' "$VMRUN/layout.json")
-	off=$(jq '.partition_table.partitions[-1].fs.offset_bytes' "$VMRUN/layout.json")
-	e2fsck -fn "$VMRUN/tgt.img?offset=$off" >"$VMRUN/fsck.log" 2>&1 || { cat "$VMRUN/fsck.log"; fail "e2fsck -fn on the target's p$n"; }
-	for i in $(seq "$n"); do
-		sp=$(jq -r ".partition_table.partitions[$((i - 1))].part_guid" "$VMRUN/layout.json")
-		tp=$(sgdisk -i "$i" "$VMRUN/tgt.img" | sed -n 's/^Partition unique GUID: //p')
-		[ "$sp" = "$tp" ] || fail "p$i PARTUUID $tp on the target, $sp on the source"
-	done
-	[ "$(blkid -p -s UUID -o value -O "$off" "$VMRUN/tgt.img")" = "$(jq -r '.partition_table.partitions[-1].fs.uuid' "$VMRUN/layout.json")" ] ||
-		fail "the target's ext4 UUID differs from the source's"
+	clone_matches "$VMRUN/layout.json" "$VMRUN/tgt.img"
 	jq -r '.files[] | "\(.sha256) \(.path)"' "$VMRUN/layout.json" | while read -r sum path; do
-		debugfs -R "dump $path $VMRUN/f" "$VMRUN/tgt.img?offset=$off" >/dev/null 2>&1
+		debugfs -R "dump $path $VMRUN/f" "$VMRUN/tgt.img?offset=$OFF" >/dev/null 2>&1
 		[ "$(sha256sum <"$VMRUN/f" | cut -c1-64)" = "$sum" ] || fail "$path on the target differs from mkdisk's"
 	done
 	sha256sum <"$VMRUN/src.img" | cmp -s - "$VMRUN/src.before" || fail "the source image changed"
