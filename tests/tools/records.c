@@ -74,6 +74,9 @@ static json_object *preflight(void)
 	record_check(&r, "health", ST_PASS, "media_errors 0");
 	src = obj(r.root, "source");
 	jset_str(src, "path", "/dev/nvme0");
+	/* given the controller, preflight reads (and names) the namespace that holds the partitions */
+	jset_str(src, "device", "/dev/nvme0n1");
+	jset_str(src, "disk", "nvme0n1");
 	jset_u64(src, "size_bytes", 2048408248320);
 	jset_u64(src, "lba_size", 512);
 	jset_u64(src, "lba_count", 4000797360);
