@@ -64,7 +64,14 @@ static void test_page(void)
 	report_add_drives(rep, NULL);
 	h = report_html(rep, NULL);
 	CHECK(startswith(h, "<!DOCTYPE html>\n<html lang=\"en\">"));
-	CHECK(strstr(h, "</table>\n</body></html>\n") && h[strlen(h) - 1] == '\n');
+	CHECK(strstr(h, "</table></div>\n</section>\n</body></html>\n") && h[strlen(h) - 1] == '\n');
+	/* every table in its scroller; those with a header row have it in a thead, repeated in print */
+	CHECK(count(h, "<div class=\"tw\"><table") == count(h, "<table") && count(h, "<table") >= 8);
+	CHECK(count(h, "<thead><tr>") == count(h, "<table") - 2); /* the clone trap and the backup have none */
+	CHECK(strstr(h, "<table class=\"steps keep\">") && strstr(h, "<table class=\"drives\">"));
+	/* on paper every page says whose report it is, its verdict and its page number */
+	CHECK(strstr(h, "@top-left{content:\"swaptool report: dgx4 \xe2\x80\x94 ACCEPTED\"") != NULL);
+	CHECK(strstr(h, "@top-right{content:\"page \" counter(page) \" of \" counter(pages)") != NULL);
 	/* self-contained: no script, nothing fetched */
 	CHECK(!strstr(h, "<script") && !strstr(h, " src=") && !strstr(h, "<link") && !strstr(h, "https://"));
 	CHECK(count(h, "http://") == count(h, "xmlns=\"http://www.w3.org/2000/svg\""));
@@ -101,6 +108,9 @@ static void test_escaping(void)
 	json_object_object_add(rep, "signer", s);
 	h = report_html(rep, NULL);
 	CHECK(strstr(h, "<title>swaptool report: &lt;b&gt;dgx&quot;4&amp;&#39;&lt;/b&gt;</title>") != NULL);
+	/* in the page header's CSS string too: nothing ends the string or the style element */
+	CHECK(strstr(h, "content:\"swaptool report: \\3c b\\3e dgx\\22 4\\26 \\27 \\3c \\2f b\\3e  \xe2\x80\x94 INCOMPLETE\"") != NULL);
+	CHECK(count(h, "</style>") == 1);
 	CHECK(!strstr(h, "<b>dgx") && !strstr(h, "<script") && !strstr(h, "<i>@x") && !strstr(h, "g<&>"));
 	CHECK(strstr(h, "&lt;script&gt;alert(1)&lt;/script&gt;") != NULL);
 	CHECK(strstr(h, "<td>g&lt;&amp;&gt;</td>") != NULL);
