@@ -36,6 +36,7 @@ struct chart {
 	struct axis x, y, y2;
 	struct place *pl; /* what the chart's labels must not cover, and the labels asked (chart_open) */
 };
+
 static double nice_step(double x)
 {
 	double p, f;
@@ -162,7 +163,6 @@ static void ax_label(enum unit u, double v, char buf[32])
 		break;
 	}
 }
-
 
 /* The margins the tick values need: the left axis' values end 8 units left of the plot, clear of
  * its title, which runs up the side at x = 14 (its glyphs span x 2.5 to 17); the right axis' values
@@ -549,26 +549,34 @@ struct band {
 	uint64_t n;
 };
 
-/* H's reads in bands W decades wide, in the order of their first bucket; their number. */
+/* The band of a bucket [LO, HI] ns: its middle's, in us, on the log axis. A bucket's bounds are
+ * at most 2^64 ns and at least 1 here, so the band lies within 10^-3.5 .. 10^13.3 us: at most
+ * 16.8 / W bands, counted in an array, whatever order a hostile record gives its buckets in. */
+static long band_of(double lo, double hi, double w)
+{
+	return lround(floor(log10(sqrt(fmax(lo, 1) * fmax(hi, 1)) / 1000) / w));
+}
+
+/* H's reads in bands W decades wide, the empty ones left out, lowest first; their number. */
 static size_t hist_bands(json_object *h, double w, struct band **out)
 {
 	json_object *bins = jget(h, "bins");
-	struct band *b = xcalloc(jlen(bins) + 1, sizeof(*b));
+	long kmin = band_of(1, 1, w), kmax = band_of(18446744073709551615.0, 18446744073709551615.0, w);
+	_cleanup_free_ uint64_t *count = xcalloc((size_t)(kmax - kmin + 1), sizeof(*count));
+	struct band *b;
 	size_t n = 0;
 
 	for (size_t i = 0; i < jlen(bins); i++) {
 		json_object *bin = jarray_at(bins, i);
-		double lo = (double)json_object_get_uint64(jarray_at(bin, 0));
-		double hi = (double)json_object_get_uint64(jarray_at(bin, 1)) + 1;
-		long k = lround(floor(log10(sqrt(fmax(lo, 1) * hi) / 1000) / w));
-		size_t j = 0;
+		long k = band_of((double)json_object_get_uint64(jarray_at(bin, 0)),
+				 (double)json_object_get_uint64(jarray_at(bin, 1)) + 1, w);
 
-		while (j < n && b[j].k != k)
-			j++;
-		if (j == n)
-			b[n++].k = k;
-		b[j].n += json_object_get_uint64(jarray_at(bin, 2));
+		count[k - kmin] += json_object_get_uint64(jarray_at(bin, 2));
 	}
+	b = xcalloc((size_t)(kmax - kmin + 1), sizeof(*b));
+	for (long k = kmin; k <= kmax; k++)
+		if (count[k - kmin])
+			b[n++] = (struct band){ k, count[k - kmin] };
 	*out = b;
 	return n;
 }
