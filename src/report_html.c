@@ -362,8 +362,8 @@ static void html_runs(FILE *f, json_object *runs)
 		fmt_us(run_lat_us(r, SCHEMA_LAT_P50), b);
 		fmt_us(run_lat_us(r, SCHEMA_LAT_P99_9), c);
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(r, "name"));
-		td(f, NULL, jget_str(r, "mode"));
+		td(f, "nw", jget_str(r, "name"));
+		td(f, "nw", jget_str(r, "mode"));
 		td(f, "num", d);
 		td(f, "num", a);
 		td(f, "num", e);
@@ -387,7 +387,7 @@ static void html_gates(FILE *f, json_object *gates)
 			? xasprintf("%s %s", me, jget_str(g, "unit")) : xstrdup(me);
 
 		fputs("<tr>", f);
-		td(f, NULL, schema_gate_name(g));
+		td(f, "nw", schema_gate_name(g));
 		td(f, "num", th);
 		td(f, "num", mu);
 		st_cell(f, schema_gate_status(g));
@@ -465,7 +465,7 @@ static void html_prediction(FILE *f, json_object *acc)
 		json_object *row = jarray_at(preds, i), *p = jget(row, "prediction");
 
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(row, "name"));
+		td(f, "nw", jget_str(row, "name"));
 		td(f, "num", fmt_binary(jget_u64(row, "working_set_bytes"), a));
 		fmt_iops(jget_double(p, "iops"), a);
 		td(f, "num", a);
@@ -512,7 +512,7 @@ static void html_reference(FILE *f, json_object *ref, json_object *acc, json_obj
 			continue;
 		report_compare_cells(a, b, c);
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(b, "name"));
+		td(f, "nw", jget_str(b, "name"));
 		for (unsigned k = 0; k < 9; k++)
 			td(f, "num", c[k]);
 		fputs("</tr>\n", f);
@@ -567,7 +567,7 @@ static void html_sustain(FILE *f, json_object *acc, json_object *sus)
 
 		report_sustain_cells(schema_accept_run(acc, jget_str(after, "name")), after, c);
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(after, "name"));
+		td(f, "nw", jget_str(after, "name"));
 		for (unsigned k = 0; k < 6; k++)
 			td(f, "num", c[k]);
 		fputs("</tr>\n", f);
@@ -614,7 +614,7 @@ static void html_records(FILE *f, json_object *rep)
 	for (size_t i = 0; i < jlen(jget(rep, "records")); i++) {
 		json_object *e = jarray_at(jget(rep, "records"), i);
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(e, "step"));
+		td(f, "nw", jget_str(e, "step"));
 		td(f, "hash", jget_str(e, "sha256"));
 		fputs("</tr>\n", f);
 	}
