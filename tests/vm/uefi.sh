@@ -298,12 +298,31 @@ uefi_marker_is_source() {
 		fail "the kernel did not boot with the source's root=UUID: $UEFI_MARKER"
 }
 
-# uefi_clone_boots SRC TGT: the clone TGT of SRC (a copy of UEFI_IMG), judged on the host after the
-# guest ran `clone` (its output kept as clone): the record (pass, the source not written, the data
-# past the cut moved), then independent tools (sgdisk -v, the ESP byte for byte with cmp, e2fsck
-# -fn and blkid on the root), then TGT booted alone as NVMe under OVMF, reporting the source's node.
+# uefi_esp_4k IMG: re-makes the ESP of IMG (a copy of UEFI_IMG) as a FAT of 4096-byte sectors with
+# the same files, label and volume id, as an install on a 4Kn drive has it (FAT16: 128 MiB holds
+# too few 4 KiB clusters for FAT32; OVMF and Linux mount either). Such a source may be cloned onto a
+# 4096-byte-LBA target (swaptool-plan(1), LBA sizes).
+uefi_esp_4k() {
+	local img=$1 off d
+	off=$(jq .esp_offset_bytes "$UEFI_META")
+	d=$(mktemp -d "$VMRUN/esp.XXXXXX")
+	MTOOLS_SKIP_CHECK=1 mcopy -s -i "$img@@$off" ::/EFI "$d/" || fail "mcopy could not read the ESP of $img"
+	mkfs.vfat -I --offset $((off / 4096)) -S 4096 --mbr=n -F 16 -i "$(jq -r '.esp_uuid | sub("-"; "")' "$UEFI_META")" \
+		-n EFI "$img" $((UEFI_ESP_MIB << 10)) >/dev/null 2>&1 || fail "mkfs.vfat -S 4096 on the ESP of $img"
+	MTOOLS_SKIP_CHECK=1 mcopy -s -i "$img@@$off" "$d/EFI" :: || fail "mcopy could not write the 4096-byte-sector ESP"
+	rm -rf "$d"
+	[ "$(od -An -tu2 -j $((off + 11)) -N2 "$img" | tr -d ' ')" = 4096 ] || fail "the re-made ESP has not 4096 bytes per sector"
+	[ "$(blkid -p -s UUID -o value -O "$off" "$img")" = "$(jq -r .esp_uuid "$UEFI_META")" ] || fail "the re-made ESP lost its volume id"
+}
+
+# uefi_clone_boots SRC TGT [LBA_SIZE]: the clone TGT of SRC (a copy of UEFI_IMG), judged on the host
+# after the guest ran `clone` (its output kept as clone): the record (pass, the source not written,
+# the data past the cut moved), then independent tools (sgdisk -v, the ESP byte for byte with cmp,
+# e2fsck -fn and blkid on the root), then TGT booted alone as NVMe under OVMF, reporting the source's
+# node. LBA_SIZE (default 512) is the target's: a GPT of 4096-byte LBAs is read through a read-only
+# loop device of that sector size, and TGT boots as a namespace of 4096-byte LBAs.
 uefi_clone_boots() {
-	local src=$1 tgt=$2 v moved sp tp
+	local src=$1 tgt=$2 lba=${3:-512} dev=$2 loop= v moved sp tp p1 p2
 	load clone
 	jeq .verdict pass
 	jeq .clone.source_written false
@@ -312,17 +331,25 @@ uefi_clone_boots() {
 	[ "${moved:-0}" -ge $((UEFI_DATA_MIB << 20)) ] ||
 		fail "the clone moved '${moved:-nothing}' B from past the new end, less than the ${UEFI_DATA_MIB} MiB placed there"
 	ok "clone: pass, the source not written, $moved B in use past the new end moved"
-	v=$(sgdisk -v "$tgt")
-	grep -q 'No problems found' <<<"$v" || fail "sgdisk -v finds problems on the target: $v"
+	if [ "$lba" != 512 ]; then
+		loop=$(losetup -f --show -r --sector-size "$lba" "$tgt") || vm_skip "losetup --sector-size $lba failed: cannot read the target's GPT back here"
+		dev=$loop
+	fi
+	v=$(sgdisk -v "$dev" 2>&1) || true
+	p1=$(sgdisk -i 1 "$dev" | sed -n 's/^First sector: \([0-9]*\).*/\1/p') || true
+	p2=$(sgdisk -i 2 "$dev" | sed -n 's/^First sector: \([0-9]*\).*/\1/p') || true
+	[ -z "$loop" ] || losetup -d "$loop"
+	grep -q 'No problems found' <<<"$v" || fail "sgdisk -v finds problems on the target at $lba-byte LBAs: $v"
+	[ -n "$p1" ] && [ -n "$p2" ] || fail "sgdisk finds no partitions 1 and 2 on the target at $lba-byte LBAs"
 	sp=$(jq .esp_offset_bytes "$UEFI_META")
-	tp=$(( $(sgdisk -i 1 "$tgt" | sed -n 's/^First sector: \([0-9]*\).*/\1/p') * 512 ))
-	cmp -s -i "$sp:$tp" -n $((UEFI_ESP_MIB << 20)) "$src" "$tgt" || fail "the target's ESP differs from the source's"
-	tp=$(( $(sgdisk -i 2 "$tgt" | sed -n 's/^First sector: \([0-9]*\).*/\1/p') * 512 ))
+	cmp -s -i "$sp:$((p1 * lba))" -n $((UEFI_ESP_MIB << 20)) "$src" "$tgt" || fail "the target's ESP differs from the source's"
+	tp=$((p2 * lba))
 	e2fsck -fn "$tgt?offset=$tp" >"$VMRUN/fsck.log" 2>&1 || { cat "$VMRUN/fsck.log"; fail "e2fsck -fn on the target's root"; }
 	[ "$(blkid -p -s UUID -o value -O "$tp" "$tgt")" = "$(jq -r .root_uuid "$UEFI_META")" ] ||
 		fail "the target's root has not the source's UUID"
-	ok "on the host: sgdisk -v clean, the ESP byte for byte the source's, e2fsck -fn clean, the root's UUID kept"
-	uefi_boot "$tgt" || fail "the clone does not boot alone as NVMe under OVMF"
+	ok "on the host: sgdisk -v clean at $lba-byte LBAs, the ESP byte for byte the source's, e2fsck -fn clean, the root's UUID kept"
+	uefi_boot "$tgt" "$([ "$lba" = 512 ] || echo "logical_block_size=$lba,physical_block_size=$lba")" ||
+		fail "the clone does not boot alone as NVMe ($lba-byte LBAs) under OVMF"
 	uefi_marker_is_source
-	ok "the clone booted alone as NVMe under OVMF in $UEFI_BOOT_S s: $(jq -r '"\(.hostname), machine-id \(.machine_id), controller.key sha256 \(.controller_key_sha256[:16])..., the data past the cut intact, root \(.root), ESP \(.esp)"' <<<"$UEFI_MARKER")"
+	ok "the clone booted alone as NVMe of $lba-byte LBAs under OVMF in $UEFI_BOOT_S s: $(jq -r '"\(.hostname), machine-id \(.machine_id), controller.key sha256 \(.controller_key_sha256[:16])..., the data past the cut intact, root \(.root), ESP \(.esp)"' <<<"$UEFI_MARKER")"
 }
