@@ -16,7 +16,7 @@
 #                             machine-id, controller.key and the data past the cut, from its own ext4
 #                             root found by UUID and its FAT ESP mounted at /boot/efi.
 #
-# The disk (UEFI_BYTES, 4 GiB, sparse, about 330 MiB used): GPT, p1 a 128 MiB FAT32 ESP of 512-byte
+# The disk (UEFI_BYTES, 4 GiB, sparse, about 380 MiB used): GPT, p1 a 128 MiB FAT32 ESP of 512-byte
 # sectors holding GRUB as EFI/BOOT/BOOTX64.EFI (the removable-media path OVMF falls back to with
 # empty NVRAM) and EFI/debian/grubx64.efi; p2 an ext4 root to the disk's end: Debian 12 (minbase,
 # systemd, udev, linux-image-cloud-amd64: NVMe and ext4 built in, vfat a module), fstab by UUID
@@ -95,11 +95,14 @@ uefi_source_image() {
 	flock "$lock"
 	uefi_rootfs
 	local key
-	key=$( { echo "$UEFI_ROOTFS"; declare -f uefi_image_build uefi_tree uefi_past_cut; } | sha256sum | cut -c1-16)
+	key=$( { echo "$UEFI_ROOTFS"; declare -p UEFI_BYTES UEFI_CUT_BYTES UEFI_ESP_MIB UEFI_DATA_MIB UEFI_HOST UEFI_NODE_KEY UEFI_DATA
+		declare -f uefi_image_build uefi_tree uefi_past_cut; } | sha256sum | cut -c1-16)
 	UEFI_IMG=$UEFI_CACHE/source-$key.img
 	UEFI_META=$UEFI_CACHE/source-$key.json
 	if [ ! -s "$UEFI_IMG" ] || [ ! -s "$UEFI_META" ]; then
 		local t0=$SECONDS d
+		# what a killed build left (the lock is ours: no other build is running)
+		rm -rf "$UEFI_CACHE"/build.*
 		d=$(mktemp -d "$UEFI_CACHE/build.XXXXXX")
 		uefi_image_build "$d" || { rm -rf "$d"; exec {lock}>&-; vm_fail "building the bootable source failed"; }
 		vm_say "bootable source built in $((SECONDS - t0)) s; booting it once under OVMF before keeping it"
@@ -137,10 +140,9 @@ uefi_image_build() {
 	local esp=$d/esp.img sector0=2048
 	truncate -s "${UEFI_ESP_MIB}M" "$esp"
 	mkfs.vfat -F 32 -S 512 -i "$esp_id" -n EFI "$esp" >/dev/null || return 1
-	export MTOOLS_SKIP_CHECK=1
-	mmd -i "$esp" ::/EFI ::/EFI/BOOT ::/EFI/debian &&
-		mcopy -i "$esp" "$d/grubx64.efi" ::/EFI/BOOT/BOOTX64.EFI &&
-		mcopy -i "$esp" "$d/grubx64.efi" ::/EFI/debian/grubx64.efi || return 1
+	MTOOLS_SKIP_CHECK=1 mmd -i "$esp" ::/EFI ::/EFI/BOOT ::/EFI/debian &&
+		MTOOLS_SKIP_CHECK=1 mcopy -i "$esp" "$d/grubx64.efi" ::/EFI/BOOT/BOOTX64.EFI &&
+		MTOOLS_SKIP_CHECK=1 mcopy -i "$esp" "$d/grubx64.efi" ::/EFI/debian/grubx64.efi || return 1
 
 	# the GPT: p1 the ESP at 1 MiB, p2 the root to the end
 	local img=$d/disk.img root_off root_blocks
@@ -280,8 +282,8 @@ uefi_boot() {
 		tr -d '\r' <"$UEFI_CONSOLE" | tail -25 >&2
 		return 1
 	fi
-	vm_say "uefi boot of ${img##*/}: marker after $((SECONDS - t0)) s ($ACCEL)"
 	UEFI_BOOT_S=$((SECONDS - t0))
+	vm_say "uefi boot of ${img##*/}: marker after $UEFI_BOOT_S s (${ACCEL:-tcg})"
 }
 
 # uefi_marker_is_source: see the top.
