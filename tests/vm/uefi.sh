@@ -250,7 +250,7 @@ uefi_past_cut() {
 
 # uefi_boot IMAGE [PROPS]: see the top. VM_BOOT_TIMEOUT (s, default 420) bounds the wait.
 uefi_boot() {
-	local img=$1 props=${2:-} dir i line
+	local img=$1 props=${2:-} dir line
 	dir=$(mktemp -d "${VMRUN:-${TMPDIR:-/var/tmp}}/uefi.XXXXXX")
 	UEFI_CONSOLE=$dir/console.log
 	UEFI_MARKER=
@@ -273,7 +273,7 @@ uefi_boot() {
 	done
 	line=$(grep -ao 'swaptool-boot-marker {.*}' "$UEFI_CONSOLE" | head -1 | sed 's/^swaptool-boot-marker //') || true
 	# the marker's unit powers off: wait for it (10 s at most), then end QEMU
-	for i in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+	for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	if [ -z "$line" ] || ! UEFI_MARKER=$(jq -c . <<<"$line" 2>/dev/null); then
@@ -324,7 +324,7 @@ uefi_esp_4k() {
 # node. LBA_SIZE (default 512) is the target's: a GPT of 4096-byte LBAs is read through a read-only
 # loop device of that sector size, and TGT boots as a namespace of 4096-byte LBAs.
 uefi_clone_boots() {
-	local src=$1 tgt=$2 lba=${3:-512} dev=$2 loop= v moved sp tp p1 p2
+	local src=$1 tgt=$2 lba=${3:-512} dev=$2 loop='' v moved sp tp p1 p2
 	load clone
 	jeq .verdict pass
 	jeq .clone.source_written false

@@ -31,10 +31,10 @@ host() {
 }
 
 clone_usb() {
-	local i d t=
+	local d t=
 	expect_ctrl nvme0 "$SOURCE_SERIAL"
 	# USB disks are probed after init starts: until the one there is has its size (60 s)
-	for i in $(seq 600); do
+	for _ in $(seq 600); do
 		for d in /sys/block/sd*; do
 			[ "$(cat "$d/size" 2>/dev/null || echo 0)" != 0 ] && t=${d##*/}
 		done
