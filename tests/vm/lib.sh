@@ -19,6 +19,7 @@ VM_TOOLS=(
 # and nv, the node's user, for SUDO_USER and owners by name.)
 VM_FILES=(/etc/mke2fs.conf)
 . "$VMSRC/drives.sh"
+. "$VMSRC/uefi.sh"
 
 vm_skip() { echo "SKIP: $*" >&2; exit 77; }
 vm_fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -64,11 +65,12 @@ vm_kernel() {
 # scenario that needs what the cloud kernel leaves out: USB (xHCI, usb-storage, UAS). There NVMe,
 # SCSI and USB are modules: VM_GENERIC_MODULES and what they depend on (modinfo) are kept in load
 # order under $VMDIR/generic/modules, and the next boots carry them (the guest's init loads them
-# before it waits for the NVMe drives). Cached; sets KERNEL and VM_GENERIC.
-VM_GENERIC_MODULES=(nvme xhci-pci sd_mod usb-storage uas)
+# before it waits for the NVMe drives; fuse for clone's shrink). Cached, rebuilt when the list
+# changes; sets KERNEL and VM_GENERIC.
+VM_GENERIC_MODULES=(nvme xhci-pci sd_mod usb-storage uas fuse)
 vm_kernel_generic() {
 	local g=$VMDIR/generic d dep ver
-	if [ ! -s "$g/vmlinuz" ] || [ ! -s "$g/modules/order" ]; then
+	if [ ! -s "$g/vmlinuz" ] || [ ! -s "$g/modules/order" ] || [ "$(cat "$g/wanted" 2>/dev/null)" != "${VM_GENERIC_MODULES[*]}" ]; then
 		command -v modinfo >/dev/null || vm_skip "no modinfo (kmod) to resolve the generic kernel's modules"
 		rm -rf "$g"
 		d=$(mktemp -d "$VMDIR/generic.XXXXXX")
@@ -99,6 +101,7 @@ vm_kernel_generic() {
 		}
 		for m in "${VM_GENERIC_MODULES[@]}"; do want "$m"; done
 		echo "$dep" >"$d/out/kernel-package"
+		echo "${VM_GENERIC_MODULES[*]}" >"$d/out/wanted"
 		mv "$d/out" "$g"
 		rm -rf "$d"
 		vm_say "generic kernel: $dep, modules: $(tr '\n' ' ' <"$g/modules/order")"
