@@ -10,6 +10,9 @@
 struct copy_opts {
 	/* Called after each run of up to a few MiB: bytes handled so far of `total`. */
 	void (*progress)(void *ud, uint64_t done, uint64_t total);
+	/* Called by plan_rehearse (src/planrun.h) when it starts another part of its work, named as
+	 * plan_act_name names an action ("copy-used-blocks") or "copy-metadata"; NULL: not told. */
+	void (*phase)(void *ud, const char *what);
 	void *ud;
 	volatile sig_atomic_t *stop; /* non-zero: stop at the next run, return -EINTR */
 	bool no_direct;              /* never O_DIRECT (tests; filesystems that refuse it) */

@@ -882,7 +882,18 @@ static void rm_dir(const char *dir)
 struct rh {
 	struct rehearse_result *res;
 	const char *dir;
+	const struct copy_opts *copy;
 };
+
+/* each action of the rehearsal, named to its progress line */
+static void rh_start(void *ud, size_t i, const struct plan_action *a)
+{
+	const struct rh *h = ud;
+
+	(void)i;
+	if (h->copy->phase)
+		h->copy->phase(h->copy->ud, plan_act_name(a->kind));
+}
 
 static void rh_done(void *ud, size_t i, const struct plan_action *a, int r, double secs, const char *detail)
 {
@@ -1001,8 +1012,10 @@ int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *c
 		return set_why(why, -errno, "cannot create a directory in '%s': %m", scratch);
 	src = xasprintf("%s/source.img", dir);
 	tgt = xasprintf("%s/target.img", dir);
-	h = (struct rh){ res, dir };
+	h = (struct rh){ res, dir, copy };
 
+	if (copy->phase)
+		copy->phase(copy->ud, "copy-metadata");
 	r = scratch_source(p, p->src_path, src, copy, why);
 	if (r < 0)
 		goto out;
@@ -1024,6 +1037,7 @@ int plan_rehearse(const struct plan *p, const char *scratch, struct copy_opts *c
 	env.rehearsal = true;
 	env.copy = *copy;
 	env.done = rh_done;
+	env.start = rh_start;
 	env.ud = &h;
 	r = plan_apply(p, &env);
 	if (r < 0) {

@@ -39,7 +39,8 @@ int plan_overlaps(const char *src, const char *tgt, char **why);
 int plan_verify_target(const struct plan *p, const char *tgt, json_object *checks, bool *ok);
 
 /* --rehearse: metadata-only sparse copies of the source and a sparse target of the exact size
- * under `scratch`, plan_apply on them, then independent checks. Results go into `checks` (an
+ * under `scratch`, plan_apply on them, then independent checks; copy->phase, when set, hears each
+ * part of it start, copy->progress how far it is. Results go into `checks` (an
  * array of {id, status, summary, seconds}); returns 0 when every check passed, 1 when one
  * failed, negative errno when it could not run (with *why). */
 struct rehearse_result {

@@ -35,6 +35,34 @@ static void td(FILE *f, const char *cls, const char *s)
 	fputs("</td>", f);
 }
 
+/* A table's start: in a scroller (a screen too narrow for it scrolls the table sideways, never the
+ * page); of at most 12 ROWS, printed whole on one page (class keep). Its header row follows in a
+ * thead, printed again at the top of each page a longer table spans (table_head), then its body. */
+static void table_open(FILE *f, const char *cls, size_t rows)
+{
+	fprintf(f, "<div class=\"tw\"><table class=\"%s%s%s\">\n", cls ?: "", cls && rows <= 12 ? " " : "", rows <= 12 ? "keep" : "");
+}
+
+/* The header row of the cells THS (HTML), and the body's start; NULL: no header row. */
+static void table_head(FILE *f, const char *ths)
+{
+	if (ths)
+		fprintf(f, "<thead><tr>%s</tr></thead>\n", ths);
+	fputs("<tbody>\n", f);
+}
+
+static void table_close(FILE *f)
+{
+	fputs("</tbody></table></div>\n", f);
+}
+
+/* Tables scroll sideways in their own box (.tw) where the screen is too narrow, never the page;
+ * cells wrap at spaces and after hyphens, never inside a word or a number (no overflow-wrap
+ * anywhere in a table; numbers, times and hashes do not wrap at all). On a phone the steps'
+ * reasons go under their row. On paper (Chromium's print) every page carries the node, the
+ * verdict and "page N of M" (html_page_header), a table's header row comes again at the top of
+ * each page it spans, rows are whole, a short table is kept on one page and a long one leaves
+ * no fewer than three rows on a page. */
 static const char html_style[] =
 	"*{box-sizing:border-box}\n"
 	"body{font:15px/1.45 system-ui,sans-serif;margin:0;padding:1.2em 2em 2em;color:#1d1d1d}\n"
@@ -42,11 +70,13 @@ static const char html_style[] =
 	"h3{font-size:1.05em;margin:1em 0 .3em}\n"
 	".meta{color:#444;margin:.2em 0}\n"
 	".grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(34em,100%),1fr));gap:.5em 2em;align-items:start}\n"
-	"table{border-collapse:collapse;margin:.3em 0 1em;width:100%}\n"
-	"td,th{border:1px solid #c8c8c8;padding:.2em .5em;text-align:left;vertical-align:top;overflow-wrap:break-word}\n"
+	".grid>*{min-width:0}\n"
+	".tw{overflow-x:auto;margin:.3em 0 1em}table{border-collapse:collapse;width:100%}\n"
+	"td,th{border:1px solid #c8c8c8;padding:.2em .5em;text-align:left;vertical-align:top}\n"
 	"th:first-child,td.nw{white-space:nowrap}td.unknown{color:#666;font-style:italic}\n"
 	"th{background:#f0f0f0}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
-	"td.hash{font-family:ui-monospace,monospace;font-size:.85em}\n"
+	".drives td.num{white-space:normal}\n"
+	"td.hash{font-family:ui-monospace,monospace;font-size:.85em;white-space:nowrap}\n"
 	".st{font-weight:bold;white-space:nowrap}\n"
 	".st-pass{background:#cdeccd}.st-warn,.st-trap{background:#ffe8a3}.st-fail{background:#f6c1c1}"
 	".st-skip,.st-missing{background:#eee;color:#555}\n"
@@ -57,14 +87,43 @@ static const char html_style[] =
 	"code{font-family:ui-monospace,monospace;font-size:.88em;background:#f3f3f3;padding:.1em .3em;overflow-wrap:anywhere}\n"
 	"figure{margin:.3em 0 1em;break-inside:avoid}svg.chart{width:100%;height:auto;display:block}\n"
 	"figcaption{font-size:.88em;color:#333}.key{white-space:nowrap;margin-right:.6em}\n"
-	".grid>*{min-width:0}.scroll{overflow-x:auto}\n"
-	"@media (max-width:50em){body{padding:.8em}.grid{grid-template-columns:1fr}"
-	"td,th,th:first-child,td.nw,td.num{white-space:normal;overflow-wrap:anywhere}"
-	"th,th:first-child,td.nw,td.st{overflow-wrap:break-word}}\n"
-	"@page{size:A4;margin:12mm}\n"
+	"@media (max-width:50em){body{padding:.8em}.grid{grid-template-columns:1fr}}\n"
+	"@media screen and (max-width:40em){table{font-size:.9em}th:first-child{white-space:normal}"
+	"table.steps,table.steps>thead,table.steps>tbody{display:block}"
+	"table.steps tr{display:grid;grid-template-columns:6.4em 6.6em 1fr;border-top:1px solid #c8c8c8}"
+	"table.steps td,table.steps th{border:0}table.steps th.why{display:none}table.steps td.why{grid-column:1/-1}}\n"
 	"@media print{body{padding:0;font-size:9.5pt}.grid{display:block}figure{max-width:17cm}"
-	"h2,h3{break-after:avoid}tr,figure,.sig{break-inside:avoid}"
+	"h2,h3{break-after:avoid}tr,figure,.sig,table.keep,.records{break-inside:avoid}"
+	".tw{overflow:visible}thead{display:table-header-group}"
+	"tbody>tr:nth-child(-n+2){break-after:avoid}tbody>tr:nth-last-child(-n+2){break-before:avoid}"
 	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}\n";
+
+/* S as a CSS string: letters, digits and a few signs as they are, bytes of UTF-8 characters as
+ * they are, anything else (quotes, backslash, '<': a hostile node name) as a hex escape. */
+static void css_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)(s ?: ""); *c; c++)
+		if (isalnum(*c) || strchr(" .,:_-()", *c) || *c >= 0x80)
+			fputc(*c, f);
+		else
+			fprintf(f, "\\%x ", *c);
+	fputc('"', f);
+}
+
+/* On paper, the top of every page: the node and the verdict on the left, "page N of M" on the
+ * right (CSS page margin boxes, which Chromium prints). */
+static void html_page_header(FILE *f, const char *node, const char *verdict)
+{
+	_cleanup_free_ char *words = xasprintf("swaptool report: %s \xe2\x80\x94 %s", node ?: "?", verdict);
+
+	for (char *c = strrchr(words, ' ') + 1; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	fputs("@page{size:A4;margin:16mm 12mm 12mm;@top-left{content:", f);
+	css_string(f, words);
+	fputs(";font:8pt system-ui,sans-serif;color:#444}@top-right{content:\"page \" counter(page) \" of \" counter(pages);"
+	      "font:8pt system-ui,sans-serif;color:#444}}\n", f);
+}
 
 static void html_signature(FILE *f, json_object *rep)
 {
@@ -95,7 +154,9 @@ static void html_drives(FILE *f, json_object *rep)
 	bool owned;
 	json_object *d = report_drives_of(rep, &owned), *o = jget(d, "old"), *n = jget(d, "new");
 
-	fputs("<h2>Drives</h2>\n<table class=\"drives\">\n<tr><th></th><th>old drive (source)</th><th>new drive (target)</th></tr>\n", f);
+	fputs("<h2>Drives</h2>\n", f);
+	table_open(f, "drives", report_drive_nrows);
+	table_head(f, "<th></th><th>old drive (source)</th><th>new drive (target)</th>");
 	for (size_t i = 0; i < report_drive_nrows; i++) {
 		json_object *sides[2] = { o, n };
 
@@ -119,12 +180,20 @@ static void html_drives(FILE *f, json_object *rep)
 				cls = "num";
 			fprintf(f, "<td%s%s%s data-field=\"%s\" data-side=\"%s\">", cls ? " class=\"" : "", cls ?: "", cls ? "\"" : "", key,
 				s ? "new" : "old");
-			html_esc(f, cell);
+			/* a figure and its unit stay together: "2,048,408,248,320 B (2.048 TB)" wraps only before "(" */
+			for (const char *c = cell; c && *c; c++) {
+				char one[2] = { *c, 0 };
+
+				if (*c == ' ' && c[1] != '(' && cls && streq(cls, "num"))
+					fputs("&nbsp;", f);
+				else
+					html_esc(f, one);
+			}
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n", f);
+	table_close(f);
 	/* whether accept measured the drive preflight planned for (report_target_match) */
 	if (jget(d, "match")) {
 		const char *res = jget_str(jget(d, "match"), "result") ?: "unknown";
@@ -147,7 +216,9 @@ static void html_head(FILE *f, json_object *rep)
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n<title>swaptool report: ", f);
 	html_esc(f, jget_str(rep, "node") ?: jget_str(rep, "host"));
-	fprintf(f, "</title>\n<style>\n%s</style></head><body>\n<h1>swaptool report: ", html_style);
+	fprintf(f, "</title>\n<style>\n%s", html_style);
+	html_page_header(f, jget_str(rep, "node") ?: jget_str(rep, "host"), verdict);
+	fputs("</style></head><body>\n<h1>swaptool report: ", f);
 	html_esc(f, jget_str(rep, "node") ?: jget_str(rep, "host"));
 	fputs("</h1>\n<p class=\"meta\">made on ", f);
 	html_esc(f, jget_str(rep, "host"));
@@ -167,17 +238,20 @@ static void html_head(FILE *f, json_object *rep)
 
 static void html_steps(FILE *f, json_object *summary)
 {
-	fputs("<section>\n<h2>Steps</h2>\n<table>\n<tr><th>step</th><th>status</th><th>finished</th><th>why</th></tr>\n", f);
+	fputs("<section>\n<h2>Steps</h2>\n", f);
+	table_open(f, "steps", jlen(summary));
+	table_head(f, "<th>step</th><th>status</th><th>finished</th><th class=\"why\">why</th>");
 	for (size_t i = 0; i < jlen(summary); i++) {
 		json_object *s = jarray_at(summary, i);
 		fputs("<tr>", f);
 		td(f, "nw", jget_str(s, "step"));
 		st_cell(f, jget_str(s, "status"));
 		td(f, "nw", jget_str(s, "finished"));
-		td(f, NULL, jget_str(s, "why"));
+		td(f, "why", jget_str(s, "why"));
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n</section>\n", f);
+	table_close(f);
+	fputs("</section>\n", f);
 }
 
 /* a table row <tr><th>LABEL</th><td class="num">BYTES B</td></tr> */
@@ -198,7 +272,9 @@ static void html_trap(FILE *f, json_object *pre)
 	json_object *fi = schema_preflight_path(pre, SCHEMA_PATH_FRESH_INSTALL);
 	char a[32];
 
-	fputs("<section>\n<h2>Clone trap</h2>\n<table>\n", f);
+	fputs("<section>\n<h2>Clone trap</h2>\n", f);
+	table_open(f, NULL, 9);
+	table_head(f, NULL);
 	html_bytes_row(f, "source size", fmt_thousands(schema_preflight_source_bytes(pre), a));
 	html_bytes_row(f, "target size (preflight --target)", fmt_thousands(schema_preflight_target_bytes(pre), a));
 	html_bytes_row(f, "delta (target minus source)", fmt_thousands_signed(jget_i64(pre, "delta_bytes"), a));
@@ -226,7 +302,8 @@ static void html_trap(FILE *f, json_object *pre)
 		td(f, "num", both);
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n<p class=\"meta\">PASS: the path is possible; FAIL: it is not.</p>\n</section>\n", f);
+	table_close(f);
+	fputs("<p class=\"meta\">PASS: the path is possible; FAIL: it is not.</p>\n</section>\n", f);
 }
 
 static void html_backup(FILE *f, json_object *backup)
@@ -237,7 +314,10 @@ static void html_backup(FILE *f, json_object *backup)
 
 	backup_fields(backup, &path, &sha, &bytes, &entries);
 	snprintf(b, sizeof(b), "%" PRIu64, entries);
-	fputs("<section>\n<h2>Backup</h2>\n<table>\n<tr><th>archive</th>", f);
+	fputs("<section>\n<h2>Backup</h2>\n", f);
+	table_open(f, NULL, 4);
+	table_head(f, NULL);
+	fputs("<tr><th>archive</th>", f);
 	td(f, NULL, path);
 	fputs("</tr>\n<tr><th>bytes</th>", f);
 	td(f, "num", fmt_thousands(bytes, a));
@@ -245,7 +325,9 @@ static void html_backup(FILE *f, json_object *backup)
 	td(f, "num", b);
 	fputs("</tr>\n<tr><th>sha256</th>", f);
 	td(f, "hash", sha);
-	fputs("</tr>\n</table>\n</section>\n", f);
+	fputs("</tr>\n", f);
+	table_close(f);
+	fputs("</section>\n", f);
 }
 
 /* where accept read, and whether the engine gates ran */
@@ -267,8 +349,9 @@ static void html_accept_meta(FILE *f, json_object *acc)
 
 static void html_runs(FILE *f, json_object *runs)
 {
-	fputs("<section class=\"scroll\">\n<h3>Runs</h3>\n<table>\n<tr><th>run</th><th>mode</th><th>in flight</th><th>IOPS</th>"
-	      "<th>MB/s</th><th>p50</th><th>p99.9</th></tr>\n", f);
+	fputs("<section>\n<h3>Runs</h3>\n", f);
+	table_open(f, NULL, jlen(runs));
+	table_head(f, "<th>run</th><th>mode</th><th>in flight</th><th>IOPS</th><th>MB/s</th><th>p50</th><th>p99.9</th>");
 	for (size_t i = 0; i < jlen(runs); i++) {
 		json_object *r = jarray_at(runs, i);
 		char a[32], b[32], c[32], d[32], e[32];
@@ -279,8 +362,8 @@ static void html_runs(FILE *f, json_object *runs)
 		fmt_us(run_lat_us(r, SCHEMA_LAT_P50), b);
 		fmt_us(run_lat_us(r, SCHEMA_LAT_P99_9), c);
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(r, "name"));
-		td(f, NULL, jget_str(r, "mode"));
+		td(f, "nw", jget_str(r, "name"));
+		td(f, "nw", jget_str(r, "mode"));
 		td(f, "num", d);
 		td(f, "num", a);
 		td(f, "num", e);
@@ -288,13 +371,15 @@ static void html_runs(FILE *f, json_object *runs)
 		td(f, "num", c);
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n</section>\n", f);
+	table_close(f);
+	fputs("</section>\n", f);
 }
 
 static void html_gates(FILE *f, json_object *gates)
 {
-	fputs("<section>\n<h3>Gates</h3>\n<table>\n<tr><th>gate</th><th>threshold</th><th>measured</th>"
-	      "<th>status</th></tr>\n", f);
+	fputs("<section>\n<h3>Gates</h3>\n", f);
+	table_open(f, NULL, jlen(gates));
+	table_head(f, "<th>gate</th><th>threshold</th><th>measured</th><th>status</th>");
 	for (size_t i = 0; i < jlen(gates); i++) {
 		json_object *g = jarray_at(gates, i);
 		_cleanup_free_ char *th = report_gate_threshold(g), *me = report_value_text(jget(g, "measured"));
@@ -302,13 +387,14 @@ static void html_gates(FILE *f, json_object *gates)
 			? xasprintf("%s %s", me, jget_str(g, "unit")) : xstrdup(me);
 
 		fputs("<tr>", f);
-		td(f, NULL, schema_gate_name(g));
+		td(f, "nw", schema_gate_name(g));
 		td(f, "num", th);
 		td(f, "num", mu);
 		st_cell(f, schema_gate_status(g));
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n</section>\n", f);
+	table_close(f);
+	fputs("</section>\n", f);
 }
 
 /* the sweep's table, with the reference's IOPS and the ratio when it has a sweep, then its chart */
@@ -316,11 +402,10 @@ static void html_sweep(FILE *f, json_object *sweep, json_object *ra)
 {
 	bool with_ref = ra && jlen(jget(ra, "sweep"));
 
-	fputs("<h2>Sweep: 4 KiB random reads by working set</h2>\n<div class=\"grid\">\n<section>\n<table>\n"
-	      "<tr><th>working set</th><th>IOPS</th><th>p50</th>", f);
-	if (with_ref)
-		fputs("<th>reference IOPS</th><th>IOPS B/A</th>", f);
-	fputs("</tr>\n", f);
+	fputs("<h2>Sweep: 4 KiB random reads by working set</h2>\n<div class=\"grid\">\n<section>\n", f);
+	table_open(f, NULL, jlen(sweep));
+	table_head(f, with_ref ? "<th>working set</th><th>IOPS</th><th>p50</th><th>reference IOPS</th><th>IOPS B/A</th>"
+			       : "<th>working set</th><th>IOPS</th><th>p50</th>");
 	for (size_t i = 0; i < jlen(sweep); i++) {
 		json_object *s = jarray_at(sweep, i);
 		json_object *rs = find_ws(jget(ra, "sweep"), jget_u64(s, "working_set_bytes"));
@@ -341,7 +426,8 @@ static void html_sweep(FILE *f, json_object *sweep, json_object *ra)
 		}
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n</section>\n", f);
+	table_close(f);
+	fputs("</section>\n", f);
 	report_chart_sweep(f, sweep, jget(ra, "sweep"));
 	fputs("</div>\n", f);
 }
@@ -371,14 +457,15 @@ static void html_prediction(FILE *f, json_object *acc)
 		html_esc(f, run);
 		fprintf(f, "</b>, the slowest worst chunk: %s.", a);
 	}
-	fputs("</p>\n<div class=\"grid\">\n<section class=\"scroll\">\n<table class=\"prediction\">\n<tr><th>run</th>"
-	      "<th>working set</th><th>IOPS</th><th>chunk at mean</th><th>worst chunk</th><th>cold prompt</th><th>margin</th>"
-	      "<th>status</th></tr>\n", f);
+	fputs("</p>\n<div class=\"grid\">\n<section>\n", f);
+	table_open(f, "prediction", jlen(preds));
+	table_head(f, "<th>run</th><th>working set</th><th>IOPS</th><th>chunk at mean</th><th>worst chunk</th>"
+		      "<th>cold prompt</th><th>margin</th><th>status</th>");
 	for (size_t i = 0; i < jlen(preds); i++) {
 		json_object *row = jarray_at(preds, i), *p = jget(row, "prediction");
 
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(row, "name"));
+		td(f, "nw", jget_str(row, "name"));
 		td(f, "num", fmt_binary(jget_u64(row, "working_set_bytes"), a));
 		fmt_iops(jget_double(p, "iops"), a);
 		td(f, "num", a);
@@ -393,7 +480,8 @@ static void html_prediction(FILE *f, json_object *acc)
 		st_cell(f, schema_prediction_status(p));
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n</section>\n", f);
+	table_close(f);
+	fputs("</section>\n", f);
 	report_chart_prediction(f, preds);
 	fputs("</div>\n", f);
 }
@@ -412,8 +500,10 @@ static void html_reference(FILE *f, json_object *ref, json_object *acc, json_obj
 	fputs("</code>); B: this node, ", f);
 	html_esc(f, schema_host(acc));
 	fputs(". Ratios are B/A: below 1 for IOPS, above 1 for latency, is worse than the reference.</p>\n"
-	      "<div class=\"grid\">\n<section class=\"scroll\">\n<table>\n<tr><th>run</th><th>IOPS A</th><th>IOPS B</th><th>B/A</th>"
-	      "<th>p50 A</th><th>p50 B</th><th>B/A</th><th>p99.9 A</th><th>p99.9 B</th><th>B/A</th></tr>\n", f);
+	      "<div class=\"grid\">\n<section>\n", f);
+	table_open(f, NULL, jlen(runs));
+	table_head(f, "<th>run</th><th>IOPS A</th><th>IOPS B</th><th>B/A</th><th>p50 A</th><th>p50 B</th><th>B/A</th>"
+		      "<th>p99.9 A</th><th>p99.9 B</th><th>B/A</th>");
 	for (size_t i = 0; i < jlen(runs); i++) {
 		json_object *b = jarray_at(runs, i), *a = find_run(rruns, jget_str(b, "name"));
 		char c[9][32];
@@ -422,12 +512,13 @@ static void html_reference(FILE *f, json_object *ref, json_object *acc, json_obj
 			continue;
 		report_compare_cells(a, b, c);
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(b, "name"));
+		td(f, "nw", jget_str(b, "name"));
 		for (unsigned k = 0; k < 9; k++)
 			td(f, "num", c[k]);
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n</section>\n", f);
+	table_close(f);
+	fputs("</section>\n", f);
 	report_chart_compare(f, runs, rruns);
 	fputs("</div>\n", f);
 }
@@ -440,8 +531,9 @@ static void html_sustain(FILE *f, json_object *acc, json_object *sus)
 
 	fputs("<h2>Sustained load</h2>\n<p class=\"meta\">", f);
 	html_esc(f, sum);
-	fputs("</p>\n<div class=\"grid\">\n<section class=\"scroll\">\n<table>\n<tr><th>interval</th><th>start s</th>"
-	      "<th>IOPS</th><th>p50</th><th>p99.9</th></tr>\n", f);
+	fputs("</p>\n<div class=\"grid\">\n<section>\n", f);
+	table_open(f, NULL, jlen(iv));
+	table_head(f, "<th>interval</th><th>start s</th><th>IOPS</th><th>p50</th><th>p99.9</th>");
 	for (size_t i = 0; i < jlen(iv); i++) {
 		json_object *v = jarray_at(iv, i);
 		char a[32], b[32], c[32], d[32], e[32];
@@ -459,26 +551,28 @@ static void html_sustain(FILE *f, json_object *acc, json_object *sus)
 		td(f, "num", e);
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n</section>\n", f);
+	table_close(f);
+	fputs("</section>\n", f);
 	report_chart_sustain(f, sus);
 	fputs("</div>\n", f);
 	if (!jlen(runs))
 		return;
-	fputs("<h3>The random runs again, after the sustained load</h3>\n<table>\n<tr><th>run</th><th>IOPS before</th>"
-	      "<th>IOPS after</th><th>p99.9 before</th><th>p99.9 after</th><th>worst chunk before</th>"
-	      "<th>worst chunk after</th></tr>\n", f);
+	fputs("<h3>The random runs again, after the sustained load</h3>\n", f);
+	table_open(f, NULL, jlen(runs));
+	table_head(f, "<th>run</th><th>IOPS before</th><th>IOPS after</th><th>p99.9 before</th><th>p99.9 after</th>"
+		      "<th>worst chunk before</th><th>worst chunk after</th>");
 	for (size_t i = 0; i < jlen(runs); i++) {
 		json_object *after = jarray_at(runs, i);
 		char c[6][32];
 
 		report_sustain_cells(schema_accept_run(acc, jget_str(after, "name")), after, c);
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(after, "name"));
+		td(f, "nw", jget_str(after, "name"));
 		for (unsigned k = 0; k < 6; k++)
 			td(f, "num", c[k]);
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n", f);
+	table_close(f);
 }
 
 static void html_accept(FILE *f, json_object *rep, json_object *acc)
@@ -511,17 +605,21 @@ static void html_accept(FILE *f, json_object *rep, json_object *acc)
 
 static void html_records(FILE *f, json_object *rep)
 {
-	fputs("<h2>Records</h2>\n<table>\n<tr><th>step</th><th>sha256 of the embedded record (", f);
+	fputs("<section class=\"records\">\n<h2>Records</h2>\n", f);
+	table_open(f, NULL, jlen(jget(rep, "records")));
+	fputs("<thead><tr><th>step</th><th>sha256 of the embedded record (", f);
 	html_esc(f, jget_str(rep, "record_hash") ?: "json-c text");
-	fputs(")</th></tr>\n", f);
+	fputs(")</th></tr></thead>\n", f);
+	table_head(f, NULL);
 	for (size_t i = 0; i < jlen(jget(rep, "records")); i++) {
 		json_object *e = jarray_at(jget(rep, "records"), i);
 		fputs("<tr>", f);
-		td(f, NULL, jget_str(e, "step"));
+		td(f, "nw", jget_str(e, "step"));
 		td(f, "hash", jget_str(e, "sha256"));
 		fputs("</tr>\n", f);
 	}
-	fputs("</table>\n</body></html>\n", f);
+	table_close(f);
+	fputs("</section>\n</body></html>\n", f);
 }
 
 char *report_html(json_object *rep, const struct profile *p)

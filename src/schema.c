@@ -41,6 +41,7 @@ const struct schema_key schema_keys[] = {
 	{ "preflight", "source", SJ_OBJ },
 	{ "preflight", "source.path", SJ_STR },
 	{ "preflight", "source.device", SJ_STR },
+	{ "preflight", "source.disk", SJ_STR },
 	{ "preflight", "source.size_bytes", SJ_INT },
 	{ "preflight", "source.lba_size", SJ_INT },
 	{ "preflight", "source.lba_count", SJ_INT },

@@ -82,6 +82,7 @@ enum {
 	F_ACC_PRED_CHUNK,
 	F_ACC_PRED_STATUS,
 	F_ACC_PRED_SPIN,
+	F_DRIVE_INFO,
 	F_REP_VERDICT,
 	F_REP_SIGNED,
 	F_COUNT,
@@ -104,13 +105,15 @@ static const struct family family_defs[F_COUNT] = {
 	[F_SMART_SPARE] = { "swaptool_smart_available_spare_ratio", "gauge", "SMART available spare (1 = 100 %)." },
 	[F_SMART_SPARE_TH] = { "swaptool_smart_available_spare_threshold_ratio", "gauge", "SMART available spare threshold (1 = 100 %)." },
 	[F_SMART_USED] = { "swaptool_smart_percentage_used_ratio", "gauge", "SMART endurance used (1 = 100 %, may exceed 1)." },
-	[F_SMART_READ] = { "swaptool_smart_data_read_bytes", "gauge", "SMART data units read, in bytes." },
-	[F_SMART_WRITTEN] = { "swaptool_smart_data_written_bytes", "gauge", "SMART data units written, in bytes." },
-	[F_SMART_POH] = { "swaptool_smart_power_on_seconds", "gauge", "SMART power-on time." },
-	[F_SMART_CYCLES] = { "swaptool_smart_power_cycles", "gauge", "SMART power cycles." },
-	[F_SMART_UNSAFE] = { "swaptool_smart_unsafe_shutdowns", "gauge", "SMART unsafe shutdowns." },
-	[F_SMART_MEDIA] = { "swaptool_smart_media_errors", "gauge", "SMART media and data integrity errors." },
-	[F_SMART_ERRLOG] = { "swaptool_smart_error_log_entries", "gauge", "SMART number of error information log entries." },
+	/* the drive's lifetime counts: counters, named _total, as node_exporter's nvme textfile collector
+	 * has them (nvme_data_units_read_total, nvme_power_cycles_total, ...) */
+	[F_SMART_READ] = { "swaptool_smart_data_read_bytes_total", "counter", "SMART data units read, in bytes, over the drive's life." },
+	[F_SMART_WRITTEN] = { "swaptool_smart_data_written_bytes_total", "counter", "SMART data units written, in bytes, over the drive's life." },
+	[F_SMART_POH] = { "swaptool_smart_power_on_seconds_total", "counter", "SMART power-on time over the drive's life." },
+	[F_SMART_CYCLES] = { "swaptool_smart_power_cycles_total", "counter", "SMART power cycles over the drive's life." },
+	[F_SMART_UNSAFE] = { "swaptool_smart_unsafe_shutdowns_total", "counter", "SMART unsafe shutdowns over the drive's life." },
+	[F_SMART_MEDIA] = { "swaptool_smart_media_errors_total", "counter", "SMART media and data integrity errors over the drive's life." },
+	[F_SMART_ERRLOG] = { "swaptool_smart_error_log_entries_total", "counter", "SMART error information log entries over the drive's life." },
 	[F_ACC_VERDICT] = { "swaptool_accept_verdict", "gauge", "Verdict of accept: 1 for the record's verdict, 0 for the others." },
 	[F_ACC_WS] = { "swaptool_accept_working_set_bytes", "gauge", "Working set of accept's random reads." },
 	[F_ACC_IOPS] = { "swaptool_accept_iops", "gauge", "Reads per second of an accept run." },
@@ -122,15 +125,33 @@ static const struct family family_defs[F_COUNT] = {
 	[F_ACC_PRED_CHUNK] = { "swaptool_accept_predicted_chunk_seconds", "gauge", "Worst time one prefill chunk's reads take at an accept run's IOPS, predicted (+Inf: no read completed)." },
 	[F_ACC_PRED_STATUS] = { "swaptool_accept_predicted_status", "gauge", "Status of an accept run's engine prediction: 1 for its status, 0 for the others." },
 	[F_ACC_PRED_SPIN] = { "swaptool_accept_predicted_spin_limit_seconds", "gauge", "The collective's spin limit the prediction was judged against (bound low or high)." },
+	[F_DRIVE_INFO] = { "swaptool_drive_info", "gauge", "A drive a record names (role source or target of preflight, measured by accept): its model, serial and firmware (1)." },
 	[F_REP_VERDICT] = { "swaptool_report_verdict", "gauge", "Verdict of the signed report: 1 for its verdict, 0 for the others." },
 	[F_REP_SIGNED] = { "swaptool_report_signed", "gauge", "Whether the report is signed." },
 };
 
-/* The labels every sample carries: which node and which drive; claimed_host too when the
- * record's own host is not the node's --node NAME. */
+/* The labels every sample carries: the node, and the drive by the kernel's name (nvme0n1, sda: the
+ * device label of node_exporter's node_disk_* series, so that the two join), left out where there
+ * is no block device (an image file); claimed_host too when the record's own host is not the
+ * node's --node NAME. Model, serial and firmware are in one swaptool_drive_info series per drive. */
 struct ids {
-	const char *host, *claimed, *device, *serial, *model;
+	const char *host, *claimed, *device;
 };
+
+/* The kernel's name of a disk: DISK as a record names it ("nvme0n1"), else the NAME of a /dev/NAME
+ * PATH (the device path an older record holds) unless it names an NVMe controller (nvme0: a
+ * character device, no disk); NULL for an image file or any other path. */
+static const char *kernel_name(const char *disk, const char *path)
+{
+	const char *name = path && startswith(path, "/dev/") ? path + 5 : NULL;
+
+	if (disk && *disk && !strchr(disk, '/'))
+		return disk;
+	if (!name || !*name || strchr(name, '/') ||
+	    (startswith(name, "nvme") && name[4] && strspn(name + 4, "0123456789") == strlen(name + 4)))
+		return NULL;
+	return name;
+}
 
 /* The host a record claims when it is not the node's name, else NULL. */
 static const char *claimed(const char *node, const char *host)
@@ -180,7 +201,7 @@ static void put_value(FILE *f, double v)
 		fprintf(f, "%.15g", v);
 }
 
-/* One sample: `name{host[,claimed_host],device,serial,model[,k=v]...} value`; extra labels are NULL-terminated
+/* One sample: `name{host[,claimed_host][,device][,k=v]...} value`; extra labels are NULL-terminated
  * key/value pairs. `suffix` names a summary's _sum or _count. */
 static void sample(struct family *fams, int fam, const char *suffix, const struct ids *id, double v, ...)
 {
@@ -195,16 +216,14 @@ static void sample(struct family *fams, int fam, const char *suffix, const struc
 	}
 	fprintf(F->f, "%s%s{", F->name, suffix ?: "");
 	put_label(F->f, "host", id->host);
-	fputc(',', F->f);
 	if (id->claimed) {
-		put_label(F->f, "claimed_host", id->claimed);
 		fputc(',', F->f);
+		put_label(F->f, "claimed_host", id->claimed);
 	}
-	put_label(F->f, "device", id->device);
-	fputc(',', F->f);
-	put_label(F->f, "serial", id->serial);
-	fputc(',', F->f);
-	put_label(F->f, "model", id->model);
+	if (id->device) {
+		fputc(',', F->f);
+		put_label(F->f, "device", id->device);
+	}
 	va_start(ap, v);
 	while ((k = va_arg(ap, const char *))) {
 		fputc(',', F->f);
@@ -215,6 +234,17 @@ static void sample(struct family *fams, int fam, const char *suffix, const struc
 	put_value(F->f, v);
 	fputc('\n', F->f);
 	F->samples++;
+}
+
+/* A drive's identity, once: swaptool_drive_info{role,model,serial,firmware} 1 (empty where the
+ * record does not know), the usual Prometheus _info series, joined to the others on host and
+ * device. Nothing when the record knows none of them and no device. */
+static void drive_info(struct family *fams, const struct ids *id, const char *role, const char *model,
+		       const char *serial, const char *firmware)
+{
+	if (id->device || model || serial || firmware)
+		sample(fams, F_DRIVE_INFO, NULL, id, 1, "role", role, "model", model ?: "", "serial", serial ?: "",
+		       "firmware", firmware ?: "", NULL);
 }
 
 /* A number from the record, scaled, when it is one. */
@@ -295,19 +325,20 @@ static void drive(struct family *fams, const struct ids *id, const char *role, j
 
 static void preflight(struct family *fams, const char *host, json_object *pf)
 {
-	json_object *src = jget_object(pf, "source"), *tgt = jget_object(pf, "target"), *paths = jget_object(pf, "paths");
+	json_object *src = jget_object(pf, "source"), *paths = jget_object(pf, "paths");
 	json_object *sid = schema_preflight_identity(pf, false), *tid = schema_preflight_identity(pf, true);
 	const char *c = claimed(host, schema_host(pf));
-	struct ids s = { host, c, jget_str(src, "path"), jget_str(src, "serial") ?: jget_str(sid, "serial"),
-			 jget_str(src, "model") ?: jget_str(sid, "model") };
-	struct ids t = { host, c, jget_str(tgt, "path"), jget_str(tid, "serial"), jget_str(tid, "model") };
+	struct schema_drive td;
+	bool has_target = schema_preflight_target_drive(pf, &td);
+	struct ids s = { host, c, kernel_name(jget_str(src, "disk"), schema_preflight_source_device(pf)) };
+	struct ids t = { host, c, kernel_name(td.disk, td.device) };
 	static const char *const path_names[] = { SCHEMA_PATH_RAW_CLONE, SCHEMA_PATH_FS_CLONE, SCHEMA_PATH_FRESH_INSTALL };
 
 	finished(fams, &s, pf, "preflight");
 	stateset(fams, F_PF_VERDICT, &s, "verdict", jget_str(pf, "verdict"), verdicts);
 	sample_num(fams, F_PF_DELTA, &s, pf, "delta_bytes", 1);
 	sample_num(fams, F_PF_SOURCE_BYTES, &s, src, "size_bytes", 1);
-	sample_num(fams, F_PF_TARGET_BYTES, &s, tgt, "size_bytes", 1);
+	sample_num(fams, F_PF_TARGET_BYTES, &s, jget_object(pf, "target"), "size_bytes", 1);
 	for (size_t i = 0; i < ARRAY_SIZE(path_names); i++) {
 		json_object *p = jget_object(paths, path_names[i]), *possible = jget(p, "possible");
 		if (possible && json_object_is_type(possible, json_type_boolean))
@@ -316,7 +347,11 @@ static void preflight(struct family *fams, const char *host, json_object *pf)
 	for (size_t i = 0; i < ARRAY_SIZE(path_names); i++)
 		if (streq(jget_str(paths, "recommended"), path_names[i]))
 			sample(fams, F_PF_PATH_RECOMMENDED, NULL, &s, 1, "path", path_names[i], NULL);
+	drive_info(fams, &s, "source", jget_str(src, "model") ?: jget_str(sid, "model"),
+		   jget_str(src, "serial") ?: jget_str(sid, "serial"), jget_str(src, "firmware") ?: jget_str(sid, "firmware"));
 	drive(fams, &s, "source", node_drive_class(pf, "source"), sid);
+	if (has_target)
+		drive_info(fams, &t, "target", td.model, td.serial, jget_str(tid, "firmware"));
 	if (node_drive_class(pf, "target") || tid)
 		drive(fams, &t, "target", node_drive_class(pf, "target"), tid);
 }
@@ -325,8 +360,8 @@ static void accept_ids(const char *host, json_object *acc, struct ids *id)
 {
 	json_object *d = schema_accept_drive(acc), *t = jget_object(acc, "target");
 
-	*id = (struct ids){ host, claimed(host, schema_host(acc)), jget_str(d, "disk") ?: jget_str(t, "device") ?: jget_str(t, "path"),
-			    jget_str(d, "serial"), jget_str(d, "model") };
+	*id = (struct ids){ host, claimed(host, schema_host(acc)),
+			    kernel_name(jget_str(d, "disk") ?: jget_str(t, "disk"), jget_str(t, "device") ?: jget_str(t, "path")) };
 }
 
 static const char *const prediction_states[] = { "pass", "warn", "fail", NULL };
@@ -366,6 +401,8 @@ static void accept(struct family *fams, const char *host, json_object *acc)
 	struct ids id;
 
 	accept_ids(host, acc, &id);
+	drive_info(fams, &id, "measured", jget_str(schema_accept_drive(acc), "model"),
+		   jget_str(schema_accept_drive(acc), "serial"), jget_str(schema_accept_drive(acc), "firmware"));
 	finished(fams, &id, acc, "accept");
 	stateset(fams, F_ACC_VERDICT, &id, "verdict", jget_str(acc, "verdict"), verdicts);
 	sample_num(fams, F_ACC_WS, &id, jget_object(acc, "target"), "working_set_bytes", 1);
@@ -411,7 +448,7 @@ static void accept(struct family *fams, const char *host, json_object *acc)
 static void report(struct family *fams, const struct node *n)
 {
 	static const char *const rv[] = { "accepted", "rejected", "incomplete", NULL };
-	struct ids id = { n->host, NULL, NULL, NULL, NULL };
+	struct ids id = { n->host, NULL, NULL };
 
 	if (!n->report_verdict)
 		return;

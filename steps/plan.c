@@ -151,12 +151,31 @@ int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const
 	return 0;
 }
 
+/* The rehearsal on a terminal: what it does now, how far, how fast, the percentage and the time
+ * left (as clone shows its actions). */
+struct rehearse_ui {
+	struct ctx *ctx;
+	const char *what;
+	uint64_t start_ns;
+};
+
+static void plan_phase(void *ud, const char *what)
+{
+	struct rehearse_ui *u = ud;
+
+	u->what = what;
+	u->start_ns = mono_ns();
+}
+
 static void plan_progress(void *ud, uint64_t done, uint64_t total)
 {
-	const struct ctx *ctx = ud;
-	char b[2][32];
+	const struct rehearse_ui *u = ud;
+	double secs = (double)(mono_ns() - u->start_ns) / 1e9;
+	char b[3][32];
 
-	out_progress(ctx, "rehearsal: %s of %s", fmt_decimal(done, b[0]), fmt_decimal(total, b[1]));
+	out_progress_eta(u->ctx, u->start_ns, done, total, "rehearsal, %s: %s of %s, %s/s", u->what ?: "copy",
+			 fmt_decimal(done, b[0]), fmt_decimal(total, b[1]),
+			 fmt_decimal(secs > 0 ? (uint64_t)((double)done / secs) : 0, b[2]));
 }
 
 /* The plan into the record, with who the source is and the path as shown. */
@@ -282,7 +301,8 @@ static int plan_write_script(struct ctx *ctx, struct record *rec, const struct p
  * it remove its scratch files and unmount the shrink's composite file, instead of leaving them */
 static int rehearse_caught(struct ctx *ctx, struct plan *p, const char *scratch, struct rehearse_result *res, char **why)
 {
-	struct copy_opts copy = { .progress = plan_progress, .ud = ctx, .stop = &rehearse_stop };
+	struct rehearse_ui ui = { ctx, NULL, mono_ns() };
+	struct copy_opts copy = { .progress = plan_progress, .phase = plan_phase, .ud = &ui, .stop = &rehearse_stop };
 	struct sigaction sa = { .sa_handler = on_stop }, oi, ot;
 	int r;
 

@@ -534,6 +534,9 @@ int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *re
 	sj = json_object_new_object();
 	jset_str(sj, "path", src.path);
 	jset_str(sj, "device", src.dev);
+	/* the kernel's name ("nvme0n1"; null for an image), as target.disk: the device label metrics share
+	 * with node_exporter's node_disk_* series */
+	jset_str(sj, "disk", src.sysname);
 	jset_str(sj, "kind", src.kind == DISK_IMAGE ? "image" : src.kind == DISK_BLOCK ? "block" : "nvme-controller");
 	jset_str(sj, "transport", src.kind == DISK_IMAGE ? "file" : disk_transport(src.sysname));
 	jset_u64(sj, "size_bytes", src.size_bytes);

@@ -89,7 +89,7 @@ F=$TMP/records/fleet.json
 jq -e '.nodes[1].accept.runs[0].iops_ratio | type == "number"' "$F" >/dev/null || fail "dgx4 has no ratio"
 grep -q "KingSpec XG7000 (avoid)" "$TMP/records/fleet.txt" || fail "fleet.txt lacks dgx4's class"
 [ "$(stat -c %a "$TMP/records/fleet.prom")" = 644 ] || fail "fleet.prom mode"
-grep -q '^swaptool_preflight_delta_bytes{host="dgx4",.*} -294967296$' "$TMP/records/fleet.prom" || fail "fleet.prom lacks dgx4's delta"
+grep -q '^swaptool_preflight_delta_bytes{host="dgx4"[,}].* -294967296$' "$TMP/records/fleet.prom" || fail "fleet.prom lacks dgx4's delta"
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$TMP/records/fleet.prom" || fail "promtool rejects fleet.prom"
 fi

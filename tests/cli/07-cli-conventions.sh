@@ -184,6 +184,16 @@ run 0 "$SWAPTOOL" --state "$STATE" preflight "$img" --target 2000398934016 --fro
 contains "verdict: WARN  a raw clone fits; swaptool plan shows the steps"
 ok "lines, parts of tables and errors fit 80, 60 and 40 columns"
 
+# plan --rehearse on a terminal names what it does, how far, how fast and the percentage, as clone
+# does (it showed only "32.576 GB of 32.576 GB")
+"$MKDISK" scaled "$TMP/rh.img" >/dev/null
+ontty 120 "$SWAPTOOL" --state "$TMP/rh" plan "$TMP/rh.img" --target $(($(stat -c %s "$TMP/rh.img") - 1048576)) --rehearse
+tr '\r' '\n' <"$TMP/tty.out" | strip >"$TMP/progress.txt"
+grep -Eq '^rehearsal, copy-metadata: [0-9.]+ [kMG]?B of [0-9.]+ [kMG]?B, [0-9.]+ [kMG]?B/s  [0-9]+%' "$TMP/progress.txt" &&
+	grep -Eq '^rehearsal, copy-used-blocks: [0-9.]+ [kMG]?B of [0-9.]+ [kMG]?B, [0-9.]+ [kMG]?B/s  [0-9]+%' "$TMP/progress.txt" ||
+	{ cat "$TMP/progress.txt" >&2; fail "the rehearsal's progress lacks its action, rate or percentage"; }
+ok "plan --rehearse: the action, how far, the rate and the percentage"
+
 # Progress on a terminal: accept announces its timed total, then shows run k of N with the time left.
 D=$TMP
 if [ "$(stat -f -c %T "$D")" = tmpfs ]; then

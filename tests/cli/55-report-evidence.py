@@ -35,12 +35,18 @@ class Page(HTMLParser):
         elif self.chart is not None and tag == "polyline" and a.get("class") == "series":
             pts = a.get("points", "").split()
             self.chart["series"][a["data-series"]] = (int(a["data-points"]), len(pts))
+        elif self.chart is not None and tag == "g" and a.get("class") == "hist-bars":
+            # a sparse histogram drawn as bars: its buckets and reads, and each bar's reads
+            self.hbars = self.chart.setdefault("hist-bars", {})[a["data-series"]] = {
+                "buckets": int(a["data-buckets"]), "reads": int(a["data-reads"]), "sum": 0}
         elif self.chart is not None and tag == "g":
             key = {"gate": "gates", "xtick": "xt", "ytick": "yt"}.get(a.get("class"))
             if key:
                 self.chart[key] += 1
         elif self.chart is not None and tag == "rect" and a.get("class") == "bar":
             self.chart["bars"] += 1
+        elif self.chart is not None and tag == "rect" and a.get("class") == "hbar":
+            self.hbars["sum"] += int(a["data-reads"])
         elif tag == "td" and "data-field" in a:
             self.cell = (a["data-side"], a["data-field"])
             self.text = []
@@ -84,11 +90,21 @@ for r in acc["runs"]:
     h = charts.get("hist-" + name)
     check(h is not None, f"no latency distribution chart for run {name}")
     if h:
-        check(h["series"].get(name, (0, 0))[1] == len(bins), f"hist-{name}: {h['series'].get(name)} points, record has {len(bins)} buckets")
+        hb = h.get("hist-bars", {})
+        if name in hb:
+            # sparse: bars holding every read of every bucket
+            b = hb[name]
+            check(b["buckets"] == len(bins) and b["reads"] == r["ios"] and b["sum"] == r["ios"],
+                  f"hist-{name}: bars of {b} for {len(bins)} buckets and {r['ios']} reads")
+        else:
+            check(h["series"].get(name, (0, 0))[1] == len(bins), f"hist-{name}: {h['series'].get(name)} points, record has {len(bins)} buckets")
         ng = sum(1 for g in gates if g.get("run") == name and g.get("unit") == "us")
         check(h["gates"] == ng, f"hist-{name}: {h['gates']} gate lines, record has {ng} latency gates")
         rr = run_of(ref, name) if ref else None
-        if rr:
+        if rr and "reference" in hb:
+            check(hb["reference"]["buckets"] == len(rr["lat_hist"]["bins"]) and hb["reference"]["sum"] == rr["ios"],
+                  f"hist-{name}: reference bars")
+        elif rr:
             check(h["series"].get("reference", (0, 0))[1] == len(rr["lat_hist"]["bins"]), f"hist-{name}: reference series")
     n = sum(1 for k in PCTL if r["lat_us"].get(k, 0) > 0)
     check(charts["percentiles"]["series"].get(name, (0, 0))[1] == n, f"percentiles/{name}: expected {n} points")

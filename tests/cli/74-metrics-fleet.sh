@@ -33,7 +33,8 @@ run 0 "$SWAPTOOL" --state "$TMP/r7" report --no-sign --out "$TMP/r7/out"
 run 0 "$SWAPTOOL" metrics "$TMP/pf4.json" "$TMP/a4.json" "$TMP/a5.json" "$TMP/r7/out/report.json"
 printf '%s\n' "$OUT" >"$TMP/m.prom"
 promcheck "$TMP/m.prom"
-L='host="dgx4",device="'$TMP'/src.img",serial="KS24XG7K2T0000D4",model="XG7000-2TB 2242"'
+# dgx4's source is an image file: no kernel name, so no device label; identity in swaptool_drive_info
+L='host="dgx4"'
 has "swaptool_preflight_delta_bytes{$L} -48009314304"
 has "swaptool_preflight_source_bytes{$L} 2048408248320"
 has "swaptool_preflight_verdict{$L,verdict=\"trap\"} 1"
@@ -41,16 +42,27 @@ has "swaptool_preflight_verdict{$L,verdict=\"fail\"} 0"
 has "swaptool_preflight_verdict{$L,verdict=\"pass\"} 0"
 has "swaptool_preflight_path_possible{$L,path=\"raw_clone\"} 0"
 has "swaptool_preflight_path_recommended{$L,path=\"fresh_install\"} 1"
+has "swaptool_drive_info{$L,role=\"source\",model=\"XG7000-2TB 2242\",serial=\"KS24XG7K2T0000D4\",firmware=\"GT0d9d63\"} 1"
+has "swaptool_drive_info{$L,role=\"target\",model=\"Corsair MP600 Mini 2TB\",serial=\"\",firmware=\"\"} 1"
 has "swaptool_drive_class_info{$L,role=\"source\",class=\"KingSpec XG7000\",verdict=\"avoid\"} 1"
 has "swaptool_drive_hmb_bytes{$L,role=\"source\"} 41943040"
 has "swaptool_drive_class_hmb_bytes{$L,role=\"source\"} 41943040"
-has 'swaptool_drive_class_info{host="dgx4",device="",serial="",model="Corsair MP600 Mini 2TB",role="target",class="Corsair MP600 Mini",verdict="measure"} 1'
+has "swaptool_drive_class_info{$L,role=\"target\",class=\"Corsair MP600 Mini\",verdict=\"measure\"} 1"
 has "swaptool_smart_temperature_celsius{$L,role=\"source\"} 42"
-has "swaptool_smart_power_on_seconds{$L,role=\"source\"} 345600"
-has "swaptool_smart_data_read_bytes{$L,role=\"source\"} 54900000256000"
-has "swaptool_smart_media_errors{$L,role=\"source\"} 0"
+has "swaptool_smart_power_on_seconds_total{$L,role=\"source\"} 345600"
+has "swaptool_smart_data_read_bytes_total{$L,role=\"source\"} 54900000256000"
+has "swaptool_smart_media_errors_total{$L,role=\"source\"} 0"
 has "swaptool_smart_available_spare_threshold_ratio{$L,role=\"source\"} 0.1"
-A4='host="dgx4",device="/dev/nvme0n1",serial="",model=""'
+# the lifetime counts are counters named _total (node_exporter's nvme collector), the rest gauges
+for m in data_read_bytes data_written_bytes power_on_seconds power_cycles unsafe_shutdowns media_errors error_log_entries; do
+	grep -qx "# TYPE swaptool_smart_${m}_total counter" "$TMP/m.prom" || fail "swaptool_smart_${m}_total is not a counter"
+	grep -q "^swaptool_smart_${m}{" "$TMP/m.prom" && fail "swaptool_smart_$m is still a gauge without _total"
+done
+grep -qx "# TYPE swaptool_smart_temperature_celsius gauge" "$TMP/m.prom" || fail "the temperature is not a gauge"
+# no series but the _info one names the model or serial
+grep -v '^#' "$TMP/m.prom" | grep -v '^swaptool_drive_info{' | grep -E 'serial=|model=' &&
+	fail "identity labels outside swaptool_drive_info"
+A4='host="dgx4",device="nvme0n1"'
 has "swaptool_accept_iops{$A4,run=\"rand16\",mode=\"randread\",inflight=\"16\"} 12900"
 has "swaptool_accept_read_bytes_per_second{$A4,run=\"seq\",mode=\"seqread\",inflight=\"4\"} 1900000000"
 has "swaptool_accept_read_latency_seconds{$A4,run=\"rand16\",quantile=\"0.5\"} 0.001183"
@@ -58,17 +70,20 @@ has "swaptool_accept_read_latency_seconds{$A4,run=\"rand64\",quantile=\"0.999\"}
 has "swaptool_accept_gate_passed{$A4,gate=\"rand16-iops\"} 0"
 has "swaptool_accept_verdict{$A4,verdict=\"fail\"} 1"
 has "swaptool_accept_engine_gates_run{$A4} 0"
-has 'swaptool_accept_iops{host="dgx5",device="/dev/nvme0n1",serial="",model="",run="rand64",mode="randread",inflight="64"} 204000'
-has 'swaptool_record_finished_timestamp_seconds{host="dgx5",device="/dev/nvme0n1",serial="",model="",step="accept"} '"$(date -d 2026-11-04T09:01:00Z +%s)"
-# dgx7 from its report: the embedded records, and the report's verdict
-A7='host="dgx7",device="nvme0n1",serial="A5KQB4390K3KGP",model="Corsair MP600 MINI"'
+has "swaptool_drive_info{$A4,role=\"measured\",model=\"\",serial=\"\",firmware=\"\"} 1"
+has 'swaptool_accept_iops{host="dgx5",device="nvme0n1",run="rand64",mode="randread",inflight="64"} 204000'
+has 'swaptool_record_finished_timestamp_seconds{host="dgx5",device="nvme0n1",step="accept"} '"$(date -d 2026-11-04T09:01:00Z +%s)"
+# dgx7 from its report: the embedded records, and the report's verdict, on the one kernel name
+A7='host="dgx7",device="nvme0n1"'
 has "swaptool_report_verdict{$A7,verdict=\"accepted\"} 1"
 has "swaptool_report_signed{$A7} 0"
 has "swaptool_accept_iops{$A7,run=\"rand16\",mode=\"randread\",inflight=\"16\"} 118200.5"
 has "swaptool_accept_read_latency_seconds_count{$A7,run=\"rand16\"} 1773000"
 has "swaptool_accept_read_latency_seconds_sum{$A7,run=\"rand16\"} 239.7096"
 has "swaptool_accept_engine_gates_run{$A7} 1"
-has 'swaptool_preflight_delta_bytes{host="dgx7",device="/dev/nvme0",serial="",model="XG7000-2TB 2242"} -48009314304'
+has "swaptool_preflight_delta_bytes{$A7} -48009314304"
+has "swaptool_drive_info{$A7,role=\"source\",model=\"XG7000-2TB 2242\",serial=\"\",firmware=\"GT0d9d63\"} 1"
+has "swaptool_drive_info{$A7,role=\"measured\",model=\"Corsair MP600 MINI\",serial=\"A5KQB4390K3KGP\",firmware=\"\"} 1"
 ok "metrics: promtool accepts them; the records' numbers, exactly"
 
 # --out: atomic, 0644 for node_exporter, the same text; --json carries it too
@@ -94,7 +109,8 @@ printf '%s' "$(jq -c '.drive.firmware = "FW"' "$TMP/evil.json")" | sed 's/"FW"/"
 run 0 "$SWAPTOOL" metrics "$TMP/evil.json"
 printf '%s\n' "$OUT" >"$TMP/m.prom"
 promcheck "$TMP/m.prom"
-E='host="dgx\"9\\x",device="/dev/nvme0n1",serial="",model="Evil\nModel é"'
+E='host="dgx\"9\\x",device="nvme0n1"'
+has "swaptool_drive_info{$E,role=\"measured\",model=\"Evil\\nModel é\",serial=\"\",firmware=\"\"} 1"
 has "swaptool_accept_read_bytes_per_second{$E,run=\"rand16\",mode=\"randread\",inflight=\"16\"} 52800000"
 has "swaptool_accept_verdict{$E,verdict=\"fail\"} 1"
 hasnt 'run="rand16",mode="randread",inflight="16"} 12900'
@@ -105,13 +121,13 @@ hasnt 'quantile="0.5"} 0.00245'
 run 0 "$SWAPTOOL" metrics "$TMP/evil2.json"
 printf '%s\n' "$OUT" >"$TMP/m.prom"
 promcheck "$TMP/m.prom"
-grep -qF 'model="Ev?il\nModel é"' "$TMP/m.prom" || fail "a byte that is not UTF-8 is not replaced: $(grep -m1 iops "$TMP/m.prom")"
+grep -qF 'model="Ev?il\nModel é"' "$TMP/m.prom" || fail "a byte that is not UTF-8 is not replaced: $(grep -m1 drive_info "$TMP/m.prom")"
 # a UTF-16 surrogate and an overlong form in UTF-8 clothing are not UTF-8 either
 printf '%s' "$(jq -c '.drive.model = "AXB" | .drive.serial = "CYD"' "$TMP/a4.json")" | sed 's/AXB/A\xed\xa0\x80B/; s/CYD/C\xe0\x80\xafD/' >"$TMP/evil3.json"
 run 0 "$SWAPTOOL" metrics "$TMP/evil3.json"
 printf '%s\n' "$OUT" >"$TMP/m.prom"
 promcheck "$TMP/m.prom"
-grep -qF 'serial="C???D",model="A???B"' "$TMP/m.prom" || fail "surrogates or overlong forms pass: $(grep -m1 iops "$TMP/m.prom")"
+grep -qF 'model="A???B",serial="C???D"' "$TMP/m.prom" || fail "surrogates or overlong forms pass: $(grep -m1 drive_info "$TMP/m.prom")"
 # not records: exit 3 and nothing on stdout; other steps' records are listed as ignored
 echo '[1,2]' >"$TMP/arr.json"
 echo 'not json' >"$TMP/bad.json"

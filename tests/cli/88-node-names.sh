@@ -28,10 +28,12 @@ run 1 "$SWAPTOOL" fleet --node gpu-a="$TMP/a.json" --node gpu-b="$TMP/b.json" --
 contains "gpu-a (claims ubuntu)"
 run 0 "$SWAPTOOL" metrics --node gpu-a="$TMP/a.json" --node gpu-b="$TMP/b.json"
 printf '%s\n' "$OUT" >"$TMP/m.prom"
-grep -qxF 'swaptool_accept_verdict{host="gpu-a",claimed_host="ubuntu",device="nvme0n1",serial="SER-A",model="XG7000-2TB 2242",verdict="fail"} 1' "$TMP/m.prom" ||
+grep -qxF 'swaptool_accept_verdict{host="gpu-a",claimed_host="ubuntu",device="nvme0n1",verdict="fail"} 1' "$TMP/m.prom" ||
 	fail "metrics lack gpu-a's failed accept: $(grep accept_verdict "$TMP/m.prom")"
-grep -qxF 'swaptool_accept_verdict{host="gpu-b",claimed_host="ubuntu",device="nvme0n1",serial="SER-B",model="XG7000-2TB 2242",verdict="pass"} 1' "$TMP/m.prom" ||
+grep -qxF 'swaptool_accept_verdict{host="gpu-b",claimed_host="ubuntu",device="nvme0n1",verdict="pass"} 1' "$TMP/m.prom" ||
 	fail "metrics lack gpu-b's accept"
+grep -qxF 'swaptool_drive_info{host="gpu-b",claimed_host="ubuntu",device="nvme0n1",role="measured",model="XG7000-2TB 2242",serial="SER-B",firmware=""} 1' "$TMP/m.prom" ||
+	fail "metrics lack gpu-b's drive: $(grep drive_info "$TMP/m.prom")"
 if command -v promtool >/dev/null; then
 	promtool check metrics <"$TMP/m.prom" || fail "promtool rejects the metrics"
 fi

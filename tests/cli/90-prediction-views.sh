@@ -91,8 +91,8 @@ if command -v promtool >/dev/null; then
 	printf '%s\n' "$OUT" >"$TMP/m.prom"
 	promtool check metrics <"$TMP/m.prom" || fail "promtool rejects the metrics"
 	has() { grep -qxF -- "$1" "$TMP/m.prom" || fail "metrics lack: $1"; }
-	A4='host="dgx4",device="/dev/nvme0n1",serial="",model=""'
-	A5='host="dgx5",device="/dev/nvme0n1",serial="",model=""'
+	A4='host="dgx4",device="nvme0n1"'
+	A5='host="dgx5",device="nvme0n1"'
 	has "swaptool_accept_predicted_chunk_seconds{$A4,run=\"rand16\"} $(jq .runs[0].engine_prediction.worst_chunk_s "$TMP/a4.json")"
 	has "swaptool_accept_predicted_chunk_seconds{$A4,run=\"rand64\"} 6.827"
 	has "swaptool_accept_predicted_chunk_seconds{$A5,run=\"rand64\"} 0.83"

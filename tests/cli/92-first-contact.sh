@@ -89,3 +89,16 @@ for i in "${!words[@]}"; do
 	[ "${back[$i]}" = "${words[$i]}" ] || fail "word $i reads back as '${back[$i]}', not '${words[$i]}'"
 done
 ok "the demo's echoed commands quote only what bash needs, and read back as given"
+
+# quickstart installs the demo's set only (the test suite's tools are several hundred MiB more), and
+# hides none of apt's summary or the build's progress
+demo_set=$("$SRCDIR/scripts/install-deps" demo --list)
+test_set=$("$SRCDIR/scripts/install-deps" test --list)
+for heavy in chromium qemu-system-x86 valgrind prometheus ansible-core; do
+	grep -qx "$heavy" <<<"$demo_set" && fail "the demo's set installs $heavy"
+	grep -qx "$heavy" <<<"$test_set" || fail "the test set lacks $heavy"
+done
+grep -qx 'scripts/install-deps demo' "$SRCDIR/scripts/quickstart" || fail "quickstart does not install the demo's set"
+grep -hE '^[^#]*(apt-get|meson|ninja) ' "$SRCDIR/scripts/quickstart" "$SRCDIR/scripts/install-deps" |
+	grep -E -- '-qq|>/dev/null|--quiet' && fail "quickstart or install-deps hides apt's or the build's output"
+ok "quickstart: the demo's set without the test suite's heavy tools, nothing hidden"

@@ -2,6 +2,7 @@
 /* Test fixtures: the incident's records (docs/incident.md numbers), built like the steps build them. */
 #include "util.h"
 #include "records.h"
+#include "hist.h"
 #include "predict.h"
 #include "report.h"
 #include "schema.h"
@@ -9,7 +10,8 @@
 #include <math.h>
 
 const char *const fixture_names[] = { "preflight", "backup", "plan",	    "clone",	   "restore",
-				      "verify",	   "accept", "report", "dgx4-accept", "dgx5-accept" };
+				      "verify",	   "accept", "report", "dgx4-accept", "dgx5-accept",
+				      "accept-long", "dgx5-accept-long" };
 const size_t fixture_names_n = ARRAY_SIZE(fixture_names);
 
 #define TARBALL "/home/nv/dgx4-swap-backup-20261104/dgx4-config.tar.gz"
@@ -74,6 +76,9 @@ static json_object *preflight(void)
 	record_check(&r, "health", ST_PASS, "media_errors 0");
 	src = obj(r.root, "source");
 	jset_str(src, "path", "/dev/nvme0");
+	/* given the controller, preflight reads (and names) the namespace that holds the partitions */
+	jset_str(src, "device", "/dev/nvme0n1");
+	jset_str(src, "disk", "nvme0n1");
 	jset_u64(src, "size_bytes", 2048408248320);
 	jset_u64(src, "lba_size", 512);
 	jset_u64(src, "lba_count", 4000797360);
@@ -400,6 +405,158 @@ static json_object *accept_node(bool dgx4)
 	return end(&r, "2026-11-04T09:01:00Z");
 }
 
+/* ---- a long accept record: what a real run with --sweep and --sustain holds, for the report's
+ * geometry (tests/cli/96-report-geometry.sh): a page and charts full of labels ---- */
+
+/* A fixed sequence of draws in (0, 1): the same fixture on every machine. */
+static double draw(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return ((double)(*state >> 11) + 0.5) / 9007199254740992.0;
+}
+
+/* N read latencies drawn around P50 us (log-normal, spread SIGMA, one read in 2000 four times
+ * slower), as accept's histogram holds them: [lowest ns, highest ns, count] of the non-empty
+ * buckets (src/hist.h), and the percentiles of the same reads. */
+static void add_hist(json_object *run, uint64_t n, double p50, double sigma, uint64_t seed)
+{
+	struct hist *h = xcalloc(1, sizeof(*h));
+	json_object *o = obj(run, "lat_hist"), *bins, *lat = obj(run, "lat_us");
+	uint64_t st = seed;
+
+	hist_init(h);
+	for (uint64_t i = 0; i < n; i++) {
+		double z = sqrt(-2 * log(draw(&st))) * cos(2 * M_PI * draw(&st));
+		double v = p50 * exp(sigma * z) * (draw(&st) < 0.0005 ? 4 : 1);
+
+		hist_add(h, (uint64_t)(v * 1000));
+	}
+	jset_str(o, "unit", "ns");
+	jset_u64(o, "count", h->count);
+	bins = arr(o, "bins");
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		json_object *b;
+
+		if (!h->b[i])
+			continue;
+		b = json_object_new_array();
+		json_object_array_add(b, json_object_new_uint64(hist_bucket_low(i)));
+		json_object_array_add(b, json_object_new_uint64(hist_bucket_high(i)));
+		json_object_array_add(b, json_object_new_uint64(h->b[i]));
+		json_object_array_add(bins, b);
+	}
+	setn(lat, "min", round((double)h->min_ns / 100) / 10);
+	setn(lat, SCHEMA_LAT_P50, round((double)hist_quantile(h, 500000) / 100) / 10);
+	setn(lat, SCHEMA_LAT_P90, round((double)hist_quantile(h, 900000) / 100) / 10);
+	setn(lat, SCHEMA_LAT_P99, round((double)hist_quantile(h, 990000) / 100) / 10);
+	setn(lat, SCHEMA_LAT_P99_9, round((double)hist_quantile(h, 999000) / 100) / 10);
+	setn(lat, SCHEMA_LAT_MAX, round((double)h->max_ns / 100) / 10);
+	setn(lat, "mean", round((double)hist_mean(h) / 100) / 10);
+	jset_u64(run, "ios", n);
+	free(h);
+}
+
+/* IOPS second by second: SECONDS values within 3 % of IOPS. */
+static void add_per_second(json_object *run, double iops, unsigned seconds, uint64_t seed)
+{
+	json_object *a = arr(run, "per_second_iops");
+
+	for (unsigned i = 0; i < seconds; i++)
+		json_object_array_add(a, json_object_new_int64((int64_t)(iops * (0.97 + 0.06 * draw(&seed)))));
+}
+
+/* A sweep of 4 KiB random reads from 1 GiB, each working set 1.3x the one before (24 of them reach
+ * 418 GiB): the drive's cache holds the mapping of some 160 GiB, past it IOPS fall to SLOW and p50
+ * rises (the runs' 98 GiB is still fast). */
+static void add_long_sweep(json_object *root, double fast, double slow, unsigned points)
+{
+	json_object *a = arr(root, "sweep");
+	double ws = 1073741824;
+
+	for (unsigned i = 0; i < points; i++, ws *= 1.3) {
+		json_object *s = json_object_new_object();
+		double cliff = 1 / (1 + pow(ws / 171798691840.0, 4)), iops = round(slow + (fast - slow) * cliff);
+
+		jset_str(s, "name", "sweep16");
+		jset_u64(s, "working_set_bytes", (uint64_t)ws & ~4095ULL);
+		setn(s, "iops", iops);
+		setn(obj(s, "lat_us"), SCHEMA_LAT_P50, round(16e7 / iops) / 10);
+		add_prediction(s);
+		json_object_array_add(a, s);
+	}
+}
+
+/* accept --sustain 10m in intervals of 30 s: IOPS falling by 6 %, the tail rising. */
+static void add_sustain(json_object *root)
+{
+	json_object *sus = obj(root, "sustain"), *iv = arr(sus, "intervals"), *d, *t;
+
+	jset_str(sus, "run", "rand64");
+	jset_u64(sus, "inflight", 64);
+	jset_u64(sus, "duration_s", 600);
+	jset_u64(sus, "interval_s", 30);
+	for (unsigned i = 0; i < 20; i++) {
+		json_object *v = json_object_new_object();
+
+		jset_u64(v, "index", i);
+		jset_u64(v, "start_s", i * 30);
+		setn(v, "duration_s", 30);
+		setn(v, "iops", 205000 - 650 * i);
+		setn(v, "p50_us", 290 + i);
+		setn(v, "p99_9_us", 1500 + 20 * i);
+		jset_bool(v, "complete", true);
+		json_object_array_add(iv, v);
+	}
+	d = obj(sus, "drift");
+	setn(d, "iops_ratio", 0.94);
+	setn(d, "p99_9_ratio", 1.253);
+	jset_str(d, "status", "pass");
+	t = obj(sus, "temperature");
+	jset_i64(t, "before_c", 41);
+	jset_i64(t, "after_c", 58);
+	jset_str(t, "controller", "nvme0");
+	jset_bool(sus, "complete", true);
+}
+
+/* accept with every figure a real run records (histograms, IOPS per second), a sweep of 24 working
+ * sets and a sustained load: dgx4 after the swap (accept's record, passing), or the reference
+ * node dgx5 with 12 working sets and no sustained load. The seq run has 64 reads in its
+ * histogram: a sparse one, as a short sequential run has. */
+static json_object *accept_long(bool ref)
+{
+	json_object *rec = ref ? accept_node(false) : accept_pass(), *runs = schema_accept_runs(rec);
+	json_object *gates = schema_accept_gates(rec);
+
+	for (size_t i = 0; i < json_object_array_length(runs); i++) {
+		json_object *r = json_object_array_get_idx(runs, i);
+		double iops = jget_double(r, "iops"), p50 = jget_double(jget_object(r, "lat_us"), SCHEMA_LAT_P50);
+		bool seq = streq(jget_str(r, "mode"), "seqread");
+
+		add_hist(r, seq ? 64 : (uint64_t)(iops * 15), p50, seq ? 0.25 : 0.45, 7 + i + ref * 100);
+		if (!seq)
+			add_per_second(r, iops, 15, 11 + i + ref * 100);
+		json_object_object_add(r, "engine_prediction", NULL);
+		if (!seq)
+			add_prediction(r);
+		/* the latency gates judged these reads */
+		for (size_t k = 0; k < json_object_array_length(gates); k++) {
+			json_object *g = json_object_array_get_idx(gates, k);
+			const char *gn = schema_gate_name(g) ?: "", *suffix = strrchr(gn, '-'), *key = NULL;
+			double v;
+
+			if (suffix && report_gate_of_run(gn, jget_str(r, "name")))
+				key = streq(suffix + 1, SCHEMA_GATE_P50) ? SCHEMA_LAT_P50 :
+				      streq(suffix + 1, SCHEMA_GATE_P99_9) ? SCHEMA_LAT_P99_9 : NULL;
+			if (key && schema_run_lat_us(r, key, &v))
+				setn(g, "measured", v);
+		}
+	}
+	add_long_sweep(rec, ref ? 80000 : 121000, ref ? 61000 : 13000, ref ? 12 : 24);
+	if (!ref)
+		add_sustain(rec);
+	return rec;
+}
+
 /* report's own record, as status and nodes read it. */
 static json_object *report(void)
 {
@@ -435,5 +592,9 @@ json_object *fixture_record(const char *name)
 		return accept_node(true);
 	if (streq(name, "dgx5-accept"))
 		return accept_node(false);
+	if (streq(name, "accept-long"))
+		return accept_long(false);
+	if (streq(name, "dgx5-accept-long"))
+		return accept_long(true);
 	return NULL;
 }

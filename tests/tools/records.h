@@ -8,7 +8,9 @@
 
 /* The fixtures by name: preflight, backup, plan, clone, restore, verify, accept (dgx4, a finished
  * fresh-install swap that passes everything), report (report's own record), dgx4-accept (the
- * failing XG7000 candidate at 98 GB) and dgx5-accept (the reference node). */
+ * failing XG7000 candidate at 98 GB), dgx5-accept (the reference node), and accept-long and
+ * dgx5-accept-long: the same two with histograms, IOPS per second and a long sweep (accept-long a
+ * sustained load too), as real runs record them. */
 extern const char *const fixture_names[];
 extern const size_t fixture_names_n;
 /* The fixture's record (caller frees with json_object_put), or NULL for an unknown name. */

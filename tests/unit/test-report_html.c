@@ -64,14 +64,24 @@ static void test_page(void)
 	report_add_drives(rep, NULL);
 	h = report_html(rep, NULL);
 	CHECK(startswith(h, "<!DOCTYPE html>\n<html lang=\"en\">"));
-	CHECK(strstr(h, "</table>\n</body></html>\n") && h[strlen(h) - 1] == '\n');
+	CHECK(strstr(h, "</table></div>\n</section>\n</body></html>\n") && h[strlen(h) - 1] == '\n');
+	/* every table in its scroller; those with a header row have it in a thead, repeated in print */
+	CHECK(count(h, "<div class=\"tw\"><table") == count(h, "<table") && count(h, "<table") >= 8);
+	CHECK(count(h, "<thead><tr>") == count(h, "<table") - 2); /* the clone trap and the backup have none */
+	CHECK(strstr(h, "<table class=\"steps keep\">") && strstr(h, "<table class=\"drives\">"));
+	/* on paper every page says whose report it is, its verdict and its page number */
+	CHECK(strstr(h, "@top-left{content:\"swaptool report: dgx4 \xe2\x80\x94 ACCEPTED\"") != NULL);
+	CHECK(strstr(h, "@top-right{content:\"page \" counter(page) \" of \" counter(pages)") != NULL);
 	/* self-contained: no script, nothing fetched */
 	CHECK(!strstr(h, "<script") && !strstr(h, " src=") && !strstr(h, "<link") && !strstr(h, "https://"));
 	CHECK(count(h, "http://") == count(h, "xmlns=\"http://www.w3.org/2000/svg\""));
 	CHECK(strstr(h, "<title>swaptool report: dgx4</title>") != NULL);
 	CHECK(strstr(h, "<span class=\"verdict accepted\">ACCEPTED</span> ") != NULL);
 	/* each step a row; preflight's clone-trap finding in its own word */
-	CHECK(count(h, "<tr><td class=\"nw\">") == ARRAY_SIZE(all));
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++) {
+		_cleanup_free_ char *row = xasprintf("<tr><td class=\"nw\">%s</td><td class=\"st st-", all[i]);
+		CHECK(count(h, row) == 1);
+	}
 	CHECK(strstr(h, "<td class=\"nw\">preflight</td><td class=\"st st-trap\">TRAP</td>") != NULL);
 	CHECK(strstr(h, "<h2>Clone trap</h2>") && strstr(h, "<h2>Backup</h2>") && strstr(h, "<h2>Acceptance</h2>"));
 	CHECK(strstr(h, "<th>raw clone</th><td class=\"st st-fail\">FAIL</td>") != NULL);
@@ -101,9 +111,12 @@ static void test_escaping(void)
 	json_object_object_add(rep, "signer", s);
 	h = report_html(rep, NULL);
 	CHECK(strstr(h, "<title>swaptool report: &lt;b&gt;dgx&quot;4&amp;&#39;&lt;/b&gt;</title>") != NULL);
+	/* in the page header's CSS string too: nothing ends the string or the style element */
+	CHECK(strstr(h, "content:\"swaptool report: \\3c b\\3e dgx\\22 4\\26 \\27 \\3c \\2f b\\3e  \xe2\x80\x94 INCOMPLETE\"") != NULL);
+	CHECK(count(h, "</style>") == 1);
 	CHECK(!strstr(h, "<b>dgx") && !strstr(h, "<script") && !strstr(h, "<i>@x") && !strstr(h, "g<&>"));
 	CHECK(strstr(h, "&lt;script&gt;alert(1)&lt;/script&gt;") != NULL);
-	CHECK(strstr(h, "<td>g&lt;&amp;&gt;</td>") != NULL);
+	CHECK(strstr(h, "<td class=\"nw\">g&lt;&amp;&gt;</td>") != NULL);
 	CHECK(strstr(h, "<span class=\"st st-pass\">SIGNED</span> report.json is signed by <b>ops&lt;i&gt;@x</b>") != NULL);
 	CHECK(strstr(h, "<code>SHA256:&quot;q&quot;</code>") != NULL);
 	/* accept without preflight's drives: derived, and the verdict word for a report missing steps */

@@ -89,6 +89,24 @@ static void test_runs(void)
 		free(s);
 		json_object_put(odd);
 	}
+	{
+		/* a sparse histogram (10 reads in 6 buckets, in no order, one of them hostile): bars that
+		 * hold every read, not a line */
+		json_object *sparse = J("[{\"name\":\"seq\",\"lat_us\":{\"p50\":1200,\"p99_9\":2500},\"lat_hist\":{\"unit\":\"ns\","
+					"\"bins\":[[2500000,2509999,1],[1200000,1204095,3],[600000,601023,1],[1210000,1214095,2],"
+					"[18446744073709551615,0,1],\"x\",[1100000,1104095,2]]}}]");
+		size_t reads = 0;
+
+		s = draw(4, sparse, none, NULL);
+		CHECK(strstr(s, "<g class=\"hist-bars\" data-series=\"seq\" data-buckets=\"7\" data-reads=\"10\"") != NULL);
+		CHECK(!strstr(s, "<polyline class=\"series\" data-series=\"seq\""));
+		for (const char *p = s; (p = strstr(p, "<rect class=\"hbar\" data-reads=\"")); p++)
+			reads += strtoul(p + strlen("<rect class=\"hbar\" data-reads=\""), NULL, 10);
+		CHECK(reads == 10);
+		CHECK(strstr(s, "drawn as bars each") != NULL);
+		free(s);
+		json_object_put(sparse);
+	}
 	/* nothing measured, nothing drawn */
 	s = draw(0, none, none, NULL);
 	CHECK_STR(s, "");

@@ -180,7 +180,7 @@ static void accessors(void)
 	double us = 0;
 
 	CHECK_STR(schema_preflight_source_path(pre), "/dev/nvme0");
-	CHECK_STR(schema_preflight_source_device(pre), "/dev/nvme0");
+	CHECK_STR(schema_preflight_source_device(pre), "/dev/nvme0n1");
 	CHECK_STR(schema_preflight_target_spec(pre), "2000398934016");
 	CHECK_U64(schema_preflight_source_bytes(pre), 2048408248320);
 	CHECK_U64(schema_preflight_target_bytes(pre), 2000398934016);

@@ -141,6 +141,14 @@ static void test_key(void)
 	memcpy(v, raw, n);
 	v[PRIV_OFF + 8 + 15 + 36 + 4 + 3] ^= 1;
 	CHECK_STR(refusal(v, n), "the private seed does not derive the public key");
+	/* another key type (the outer public key's type at offset 47, 11 bytes): named, not parsed;
+	 * a FIDO key (sk-*) cannot sign off its token at all */
+	memcpy(v, raw, n);
+	memcpy(v + 47, "sk-ed25519x", 11);
+	CHECK_STR(refusal(v, n), "a FIDO security-key key (sk-*): its private half stays on the token, which swaptool "
+				 "cannot use; sign with a plain Ed25519 key");
+	memcpy(v + 47, "ssh-dss\0\0\0\0", 11);
+	CHECK(refusal(v, n) != NULL && strstr(refusal(v, n), "Ed25519 keys only"));
 	/* cipher none with a kdf */
 	memcpy(v, raw, n);
 	memcpy(v + 27, "bcry", 4);

@@ -19,6 +19,7 @@ VM_TOOLS=(
 # and nv, the node's user, for SUDO_USER and owners by name.)
 VM_FILES=(/etc/mke2fs.conf)
 . "$VMSRC/drives.sh"
+. "$VMSRC/uefi.sh"
 
 vm_skip() { echo "SKIP: $*" >&2; exit 77; }
 vm_fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -64,12 +65,14 @@ vm_kernel() {
 # scenario that needs what the cloud kernel leaves out: USB (xHCI, usb-storage, UAS). There NVMe,
 # SCSI and USB are modules: VM_GENERIC_MODULES and what they depend on (modinfo) are kept in load
 # order under $VMDIR/generic/modules, and the next boots carry them (the guest's init loads them
-# before it waits for the NVMe drives); the modules directory with depmod's modules.dep is kept as
-# $VMDIR/generic/lib/modules/RELEASE. Cached; sets KERNEL and VM_GENERIC.
-VM_GENERIC_MODULES=(nvme xhci-pci sd_mod usb-storage uas)
+# before it waits for the NVMe drives; fuse for clone's shrink); the modules directory with depmod's
+# modules.dep is kept as $VMDIR/generic/lib/modules/RELEASE (scenario 13's rescue stick). Cached,
+# rebuilt when the list changes; sets KERNEL and VM_GENERIC.
+VM_GENERIC_MODULES=(nvme xhci-pci sd_mod usb-storage uas fuse)
 vm_kernel_generic() {
 	local g=$VMDIR/generic d dep ver
-	if [ ! -s "$g/vmlinuz" ] || [ ! -s "$g/modules/order" ] || ! ls "$g"/lib/modules/*/modules.dep >/dev/null 2>&1; then
+	if [ ! -s "$g/vmlinuz" ] || [ ! -s "$g/modules/order" ] || [ "$(cat "$g/wanted" 2>/dev/null)" != "${VM_GENERIC_MODULES[*]}" ] ||
+		! ls "$g"/lib/modules/*/modules.dep >/dev/null 2>&1; then
 		command -v modinfo >/dev/null || vm_skip "no modinfo (kmod) to resolve the generic kernel's modules"
 		rm -rf "$g"
 		d=$(mktemp -d "$VMDIR/generic.XXXXXX")
@@ -108,6 +111,7 @@ vm_kernel_generic() {
 		mkdir -p "$d/out/lib/modules"
 		mv "$d/x/lib/modules/$ver" "$d/out/lib/modules/"
 		echo "$dep" >"$d/out/kernel-package"
+		echo "${VM_GENERIC_MODULES[*]}" >"$d/out/wanted"
 		mv "$d/out" "$g"
 		rm -rf "$d"
 		vm_say "generic kernel: $dep, modules: $(tr '\n' ' ' <"$g/modules/order")"
@@ -359,25 +363,6 @@ src_fingerprint() {
 # Judging on the host what the guest kept (names as in tests/lib.sh, where they mean the same).
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok - $*"; }
-# clone_matches LAYOUT TARGET: the image a clone of mkdisk's source (LAYOUT: the layout JSON mkdisk
-# printed) wrote, judged by independent tools: sgdisk -v clean, e2fsck -fn of the last partition
-# clean, the source's PARTUUIDs and ext4 UUID kept. Sets OFF (that partition's byte offset) and NPART.
-clone_matches() {
-	local layout=$1 tgt=$2 v i sp tp
-	# (read whole, then matched: under pipefail a `| grep -q` can kill sgdisk with SIGPIPE on a match)
-	v=$(sgdisk -v "$tgt")
-	grep -q 'No problems found' <<<"$v" || fail "sgdisk -v finds problems on the target: $v"
-	NPART=$(jq '.partition_table.partitions | length' "$layout")
-	OFF=$(jq '.partition_table.partitions[-1].fs.offset_bytes' "$layout")
-	e2fsck -fn "$tgt?offset=$OFF" >"$VMRUN/fsck.log" 2>&1 || { cat "$VMRUN/fsck.log"; fail "e2fsck -fn on the target's p$NPART"; }
-	for i in $(seq "$NPART"); do
-		sp=$(jq -r ".partition_table.partitions[$((i - 1))].part_guid" "$layout")
-		tp=$(sgdisk -i "$i" "$tgt" | sed -n 's/^Partition unique GUID: //p')
-		[ "$sp" = "$tp" ] || fail "p$i PARTUUID $tp on the target, $sp on the source"
-	done
-	[ "$(blkid -p -s UUID -o value -O "$OFF" "$tgt")" = "$(jq -r '.partition_table.partitions[-1].fs.uuid' "$layout")" ] ||
-		fail "the target's ext4 UUID differs from the source's"
-}
 # load NAME: $OUT and $ERR from the guest's /out/NAME.out and .err of the last boot.
 load() {
 	[ -r "$VMOUT/$1.out" ] || fail "the guest kept no output named '$1'"

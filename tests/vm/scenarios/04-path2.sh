@@ -43,12 +43,24 @@ host() {
 	ok "clone --yes: $(printf '%s' "$OUT" | jq -r '[.clone.actions[] | .action] | join(", ")'), all pass"
 
 	# Independent checks on the host, on what the guest's NVMe driver wrote.
-	local n
-	clone_matches "$VMRUN/layout.json" "$VMRUN/tgt.img"
-	n=$NPART
+	# (read whole, then matched: under pipefail a `| grep -q` can kill sgdisk with SIGPIPE on a match)
+	local v
+	v=$(sgdisk -v "$VMRUN/tgt.img")
+	grep -q 'No problems found' <<<"$v" || fail "sgdisk -v finds problems on the target: $v"
+	local off n sp tp
+	n=$(jq '.partition_table.partitions | length' "$VMRUN/layout.json")
+	off=$(jq '.partition_table.partitions[-1].fs.offset_bytes' "$VMRUN/layout.json")
+	e2fsck -fn "$VMRUN/tgt.img?offset=$off" >"$VMRUN/fsck.log" 2>&1 || { cat "$VMRUN/fsck.log"; fail "e2fsck -fn on the target's p$n"; }
 	sha256sum <"$VMRUN/src.img" | cmp -s - "$VMRUN/src.before" || fail "the source image changed"
-	[ "$(debugfs -R 'stats -h' "$VMRUN/tgt.img?offset=$OFF" 2>/dev/null | sed -n 's/^Block count: *//p')" = "$blocks" ] ||
+	[ "$(debugfs -R 'stats -h' "$VMRUN/tgt.img?offset=$off" 2>/dev/null | sed -n 's/^Block count: *//p')" = "$blocks" ] ||
 		fail "the target's ext4 is not the planned $blocks blocks"
+	for i in $(seq "$n"); do
+		sp=$(jq -r ".partition_table.partitions[$((i - 1))].part_guid" "$VMRUN/layout.json")
+		tp=$(sgdisk -i "$i" "$VMRUN/tgt.img" | sed -n 's/^Partition unique GUID: //p')
+		[ "$sp" = "$tp" ] || fail "p$i PARTUUID $tp on the target, $sp on the source"
+	done
+	[ "$(blkid -p -s UUID -o value -O "$off" "$VMRUN/tgt.img")" = "$(jq -r '.partition_table.partitions[-1].fs.uuid' "$VMRUN/layout.json")" ] ||
+		fail "the target's ext4 UUID differs from the source's"
 	ok "on the host: sgdisk -v clean, e2fsck -fn clean on the target, PARTUUIDs and the ext4 UUID kept, target at $blocks blocks, source unchanged (sha256)"
 
 	# In the guest: the kernel's view of the same.
