@@ -3,6 +3,8 @@
 #include "util.h"
 #include "extfs.h"
 
+#include <inttypes.h>
+
 #include <et/com_err.h>
 #include <ext2fs/ext2fs.h>
 #include <e2p/e2p.h>
@@ -302,5 +304,75 @@ int extfs_du(const char *path, uint64_t offset, const char *dir, uint64_t *bytes
 	if (w.err < 0)
 		return w.err;
 	*bytes = w.blocks512 * 512;
+	return 0;
+}
+
+/* The inode at `file`, walked a component at a time from the root: every component but the last a
+ * directory, the last a regular file; a symlink anywhere is refused, not followed. */
+static int walk_to_file(ext2_filsys fs, const char *file, ext2_ino_t *ino, struct ext2_inode *inode, char **why)
+{
+	_cleanup_free_ char *copy = xstrdup(file);
+	char *save = NULL, *next;
+	ext2_ino_t at = EXT2_ROOT_INO;
+	errcode_t e;
+
+	for (char *c = strtok_r(copy, "/", &save); c; c = next) {
+		next = strtok_r(NULL, "/", &save);
+		e = ext2fs_lookup(fs, at, c, (int)strlen(c), NULL, &at);
+		if (e == EXT2_ET_FILE_NOT_FOUND)
+			return set_why(why, -ENOENT, "'%s' is not there", file);
+		if (e)
+			return set_why(why, ext_err(e), "cannot look up '%s': %s", file, error_message(e));
+		e = ext2fs_read_inode(fs, at, inode);
+		if (e)
+			return set_why(why, ext_err(e), "cannot read the inode of '%s': %s", c, error_message(e));
+		if (next && !LINUX_S_ISDIR(inode->i_mode))
+			return set_why(why, -ENOTDIR, "'%s' on the way to '%s' is not a directory", c, file);
+		if (!next && !LINUX_S_ISREG(inode->i_mode))
+			return set_why(why, -ENODEV, "'%s' is not a regular file", file);
+	}
+	if (at == EXT2_ROOT_INO)
+		return set_why(why, -EINVAL, "'%s' names no file", file);
+	*ino = at;
+	return 0;
+}
+
+int extfs_read_file(const char *path, uint64_t offset, const char *file, size_t max, char **out, size_t *len,
+		    char **why)
+{
+	_cleanup_extfs_ ext2_filsys fs = NULL;
+	_cleanup_free_ char *buf = NULL;
+	struct ext2_inode inode;
+	ext2_file_t f = NULL;
+	ext2_ino_t ino = 0;
+	uint64_t size;
+	unsigned got = 0;
+	size_t done = 0;
+	errcode_t e = 0;
+	int r = ext_open(path, offset, &fs, why);
+
+	if (r < 0)
+		return r;
+	if (superblock_insane(fs))
+		return set_why(why, -EUCLEAN, "the filesystem is not sound: %s", superblock_insane(fs));
+	if ((r = walk_to_file(fs, file, &ino, &inode, why)) < 0)
+		return r;
+	size = EXT2_I_SIZE(&inode);
+	if (size > max)
+		return set_why(why, -EFBIG, "'%s' is %" PRIu64 " bytes, more than the %zu allowed", file, size, max);
+	buf = xcalloc(1, (size_t)size + 1);
+	e = ext2fs_file_open(fs, ino, 0, &f);
+	while (!e && done < size) {
+		e = ext2fs_file_read(f, buf + done, (unsigned)(size - done), &got);
+		if (!e && !got)
+			e = EXT2_ET_SHORT_READ;
+		done += got;
+	}
+	if (f)
+		ext2fs_file_close(f);
+	if (e)
+		return set_why(why, ext_err(e), "cannot read '%s': %s", file, error_message(e));
+	*out = TAKE_PTR(buf);
+	*len = done;
 	return 0;
 }

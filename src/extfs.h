@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Cleanup for libext2fs's handle (ext2_filsys is a struct struct_ext2_filsys *): closed and freed,
@@ -29,3 +30,10 @@ int extfs_info(const char *path, uint64_t offset, struct extfs_info *info, char 
 /* Allocated bytes (i_blocks, so unwritten extents count) of everything under `dir` inside the
  * filesystem at `offset` of `path`; symlinks are not followed. -ENOENT when `dir` is absent. */
 int extfs_du(const char *path, uint64_t offset, const char *dir, uint64_t *bytes);
+
+/* The regular file at `file` (a path from the root of the ext filesystem at `offset` of `path`),
+ * read through libext2fs without mounting and without writing: at most `max` bytes into *out
+ * (NUL-terminated; *len its length). A symlink on the way or at the end is refused, not followed;
+ * -ENOENT when it is not there, -ENODEV when it is not a regular file, -EFBIG when too large. */
+int extfs_read_file(const char *path, uint64_t offset, const char *file, size_t max, char **out, size_t *len,
+		    char **why);

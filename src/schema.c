@@ -146,6 +146,9 @@ const struct schema_key schema_keys[] = {
 	{ "plan", "plan.target", SJ_OBJ },
 	{ "plan", "plan.target.size_bytes", SJ_INT },
 
+	/* clone: import (the clone on a rescue stick follows the stick's plan) */
+	{ "clone", "fingerprint", SJ_STR },
+
 	/* restore and verify: report (the tarball they checked against backup's) */
 	{ "restore", "archive", SJ_OBJ },
 	{ "restore", "archive.path", SJ_STR },
@@ -509,6 +512,11 @@ const char *schema_plan_fingerprint(json_object *plan)
 const char *schema_plan_fingerprint_shrunk(json_object *plan)
 {
 	return jget_str(jget_object(plan, "plan"), "fingerprint_shrunk");
+}
+
+const char *schema_clone_fingerprint(json_object *clone)
+{
+	return jget_str(clone, "fingerprint");
 }
 
 json_object *schema_accept_drive(json_object *acc)

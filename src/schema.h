@@ -164,6 +164,8 @@ const char *schema_plan_source_path(json_object *plan);
 uint64_t schema_plan_target_bytes(json_object *plan);
 const char *schema_plan_fingerprint(json_object *plan);
 const char *schema_plan_fingerprint_shrunk(json_object *plan);
+/* clone: the fingerprint of the plan it carried out */
+const char *schema_clone_fingerprint(json_object *clone);
 
 /* accept */
 /* The drive under what accept read: disk (the kernel's name), device (/dev/DISK), under (the path

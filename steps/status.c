@@ -37,7 +37,8 @@ static char *command_for(const char *step, json_object *pre, json_object *backup
 	if (streq(step, "plan"))
 		return xasprintf("swaptool plan %s --target %s --rehearse", src, spec);
 	if (streq(step, "clone"))
-		return xasprintf("swaptool clone %s TARGET --yes   (from a live USB environment)", src);
+		return xasprintf("swaptool clone %s TARGET --yes   (on the rescue stick: 'swaptool rescue --out /dev/sdX --yes' "
+				 "writes one; after the swap, 'swaptool import /dev/sdX')", src);
 	if (streq(step, "restore"))
 		return xasprintf("swaptool restore %s   (after installing DGX OS on the new drive)", tar);
 	if (streq(step, "verify"))

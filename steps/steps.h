@@ -148,9 +148,9 @@ const struct step *step_find(const char *name);
 /* The step whose name is at most two edits from name (a typo), for "did you mean"; else NULL. */
 const struct step *step_nearest(const char *name);
 
-extern const struct step step_preflight, step_backup, step_plan, step_clone, step_restore, step_verify,
-	step_accept, step_report, step_verify_report, step_status, step_compare, step_metrics, step_fleet,
-	step_config;
+extern const struct step step_preflight, step_backup, step_plan, step_rescue, step_clone, step_import,
+	step_restore, step_verify, step_accept, step_report, step_verify_report, step_status, step_compare,
+	step_metrics, step_fleet, step_config;
 
 /* Each step's functions, in the order of step_table. */
 int step_preflight_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
@@ -187,8 +187,12 @@ void step_restore_render(const struct ctx *ctx, json_object *record);
 int step_verify_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 int step_plan_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_plan_render(const struct ctx *ctx, json_object *record);
+int step_rescue_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_rescue_render(const struct ctx *ctx, json_object *record);
 int step_clone_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_clone_render(const struct ctx *ctx, json_object *record);
+int step_import_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
+void step_import_render(const struct ctx *ctx, json_object *record);
 int step_metrics_run(struct ctx *ctx, int argc, char **argv, struct record *rec);
 void step_metrics_render(const struct ctx *ctx, json_object *record);
 int step_fleet_run(struct ctx *ctx, int argc, char **argv, struct record *rec);

@@ -2,8 +2,8 @@
 /* extfs (src/extfs.c): an ext4 made by mke2fs -d at 1 MiB of a sparse image, described at that
  * offset and checked field by field against debugfs -R "stats -h"; the minimum size against resize2fs -P;
  * the state flags; du against the inodes' block counts as debugfs prints them (hard links once,
- * unwritten extents counted, symlinks not followed); what is not an ext filesystem, and a
- * superblock whose counts contradict each other. */
+ * unwritten extents counted, symlinks not followed); a file read back as debugfs dumps it, symlinks
+ * refused; what is not an ext filesystem, and a superblock whose counts contradict each other. */
 #include "util.h" /* first: the headers of src/ take size_t, bool from it */
 #include "extfs.h"
 #include "tap.h"
@@ -91,6 +91,25 @@ int main(void)
 	CHECK(extfs_du(img, OFF, "/d/s", &bytes) == 0);
 	CHECK_U64(bytes, blockcount(img, "/d/s /d/s/key"));
 	CHECK(extfs_du(img, OFF, "/nosuch", &bytes) == -ENOENT);
+
+	/* a file read through libext2fs, byte for byte as debugfs dumps it; what is not one is refused */
+	{
+		_cleanup_free_ char *text = NULL, *w = NULL, *want = sh_str("debugfs -R 'dump /d/s/key /dev/stdout' "
+									     "'%s?offset=%llu' 2>/dev/null | sha256sum | cut -c1-64", img, OFF);
+		char hex[65];
+		size_t len = 0;
+
+		CHECK(extfs_read_file(img, OFF, "/d/s/key", 1 << 20, &text, &len, &w) == 0);
+		CHECK_U64(len, 12345);
+		CHECK(sha256_buf(text, len, hex) == 0);
+		CHECK_STR(hex, want);
+		CHECK(extfs_read_file(img, OFF, "/d/up", 1 << 20, &text, &len, &w) == -ENODEV);     /* a symlink, not followed */
+		CHECK(extfs_read_file(img, OFF, "/d/up/d/a", 1 << 20, &text, &len, &w) == -ENOTDIR); /* nor on the way */
+		CHECK(extfs_read_file(img, OFF, "/d", 1 << 20, &text, &len, &w) == -ENODEV);
+		CHECK(extfs_read_file(img, OFF, "/d/nosuch", 1 << 20, &text, &len, &w) == -ENOENT);
+		CHECK(extfs_read_file(img, OFF, "/d/s/key", 1000, &text, &len, &w) == -EFBIG);
+		CHECK(extfs_read_file(img, OFF, "/", 1000, &text, &len, &w) == -EINVAL);
+	}
 
 	/* an error recorded in the superblock: not clean */
 	CHECK(sh("cp --sparse=always disk.img err.img && debugfs -w -R 'ssv state 3' 'err.img?offset=%llu' >/dev/null 2>&1", OFF) == 0);

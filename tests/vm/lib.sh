@@ -65,12 +65,14 @@ vm_kernel() {
 # scenario that needs what the cloud kernel leaves out: USB (xHCI, usb-storage, UAS). There NVMe,
 # SCSI and USB are modules: VM_GENERIC_MODULES and what they depend on (modinfo) are kept in load
 # order under $VMDIR/generic/modules, and the next boots carry them (the guest's init loads them
-# before it waits for the NVMe drives; fuse for clone's shrink). Cached, rebuilt when the list
-# changes; sets KERNEL and VM_GENERIC.
+# before it waits for the NVMe drives; fuse for clone's shrink); the modules directory with depmod's
+# modules.dep is kept as $VMDIR/generic/lib/modules/RELEASE (scenario 13's rescue stick). Cached,
+# rebuilt when the list changes; sets KERNEL and VM_GENERIC.
 VM_GENERIC_MODULES=(nvme xhci-pci sd_mod usb-storage uas fuse)
 vm_kernel_generic() {
 	local g=$VMDIR/generic d dep ver
-	if [ ! -s "$g/vmlinuz" ] || [ ! -s "$g/modules/order" ] || [ "$(cat "$g/wanted" 2>/dev/null)" != "${VM_GENERIC_MODULES[*]}" ]; then
+	if [ ! -s "$g/vmlinuz" ] || [ ! -s "$g/modules/order" ] || [ "$(cat "$g/wanted" 2>/dev/null)" != "${VM_GENERIC_MODULES[*]}" ] ||
+		! ls "$g"/lib/modules/*/modules.dep >/dev/null 2>&1; then
 		command -v modinfo >/dev/null || vm_skip "no modinfo (kmod) to resolve the generic kernel's modules"
 		rm -rf "$g"
 		d=$(mktemp -d "$VMDIR/generic.XXXXXX")
@@ -100,6 +102,14 @@ vm_kernel_generic() {
 			echo "${f##*/}" >>"$d/out/modules/order"
 		}
 		for m in "${VM_GENERIC_MODULES[@]}"; do want "$m"; done
+		# the modules directory as an installed kernel has it, for `swaptool rescue --modules`
+		# (scenario 13): the package ships no modules.dep (its postinst runs depmod), so depmod
+		# makes one; what no disk, USB or filesystem module needs is left behind (160 MB stay of 400)
+		rm -rf "$d/x/lib/modules/$ver/kernel/"{sound,net} \
+			"$d/x/lib/modules/$ver/kernel/drivers/"{gpu,net,media,infiniband,staging,bluetooth,iio,isdn}
+		depmod -b "$d/x" "$ver" || { rm -rf "$d"; vm_fail "depmod -b for $dep failed"; }
+		mkdir -p "$d/out/lib/modules"
+		mv "$d/x/lib/modules/$ver" "$d/out/lib/modules/"
 		echo "$dep" >"$d/out/kernel-package"
 		echo "${VM_GENERIC_MODULES[*]}" >"$d/out/wanted"
 		mv "$d/out" "$g"
