@@ -24,8 +24,8 @@ VM_FILES=(/etc/mke2fs.conf)
 # The guest's architecture: the host's (dpkg's name for it), or VM_ARCH. What differs: QEMU, its
 # machine (virt's GIC as the accelerator has it), the console, the multiarch directory, the CPU
 # under TCG (arm64: QEMU's own pointer-authentication hash, not the architected QARMA, which
-# costs TCG most of its time in Debian's kernel: scenario 1's boot and run took 69 s with it, 11 s
-# without). A guest of another architecture than the host's (arm64 on this amd64 machine) gets
+# costs TCG most of its time in Debian's kernel: scenario 1's boot and run took 43 and 51 s with
+# it, 18 s without, alternating on this 2-core machine under a load of 6). A guest of another architecture than the host's (arm64 on this amd64 machine) gets
 # its kernel and root from that architecture's packages (tests/vm/arm64.sh), cached in VM_CACHE
 # (default /var/cache/swaptool/vm-arm64: they take minutes and the Debian archive to make, so a
 # new build directory reuses them), results in BUILDDIR/vm-arm64, TCG only, and swaptool from the
