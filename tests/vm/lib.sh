@@ -32,7 +32,7 @@ VM_FILES=(/etc/mke2fs.conf)
 # cross build (scripts/cross-arm64: build-arm64/swaptool); a step a scenario runs on the host
 # uses HOST_SWAPTOOL, this machine's build. Debian 12's linux-image-cloud-arm64 has what the
 # bench needs built in (NVMe, PCIe host generic/ECAM, PCIe port hotplug, pl011 console, ext4,
-# io_uring); FUSE is a module, carried as for amd64.
+# io_uring); FUSE is a module, carried as for amd64 (virtio too, which the bench does not use).
 VM_HOST_ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
 VM_ARCH=${VM_ARCH:-$VM_HOST_ARCH}
 case $VM_ARCH in

@@ -16,7 +16,8 @@ need() {
 	if [ ! -e "$d/passed" ] || [ "$SWAPTOOL" -nt "$d/passed" ] || [ ! -d "$d/$2/state" ]; then
 		echo "== $1 first, for its records"
 		# A failure there ends this scenario too (errexit holds in the subshell: no || after it).
-		(VM_NAME=$1 SCENARIO=$VMSRC/scenarios/$1.sh; . "$SCENARIO"; host)
+		# in a run directory of its own, as tests/vm/run gives each scenario
+		(VM_NAME=$1 SCENARIO=$VMSRC/scenarios/$1.sh VMRUN=$VMRUN/$1; mkdir "$VMRUN"; . "$SCENARIO"; host)
 		touch "$d/passed"
 	fi
 }
