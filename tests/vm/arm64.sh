@@ -27,7 +27,7 @@ vm_foreign_extract() {
 # the host's copies of the tools (the file an alternative resolves to: mawk for awk), of
 # VM_FILES, of the C.UTF-8 locale, and of the libraries the arm64 swaptool names (its NEEDED).
 vm_guest_packages() {
-	local c p so paths=() owned ldcache
+	local c p so paths=() owned files ldcache
 	for c in "${VM_TOOLS[@]}"; do
 		p=$(type -P "$c") || { echo "missing here: $c" >&2; return 1; }
 		paths+=("$p")
@@ -45,8 +45,9 @@ vm_guest_packages() {
 	# dpkg knows a merged-/usr file by the path its package ships (/bin/bash, /usr/lib/.../libblkid.so.1):
 	# ask for both; one dpkg call (each reads the whole database)
 	owned=$(for p in "${paths[@]}"; do echo "/usr${p#/usr}"; echo "${p#/usr}"; done | xargs dpkg -S 2>/dev/null || true)
+	files=$(sed 's/.*: //' <<<"$owned")
 	for p in "${paths[@]}"; do
-		grep -qE ": (/usr)?${p#/usr}\$" <<<"$owned" || { echo "no package holds $p" >&2; return 1; }
+		grep -qxF -e "/usr${p#/usr}" -e "${p#/usr}" <<<"$files" || { echo "no package holds $p" >&2; return 1; }
 	done
 	sed 's/[:,].*//' <<<"$owned" | sort -u
 }
