@@ -25,13 +25,14 @@ VM_FILES=(/etc/mke2fs.conf)
 # machine (virt's GIC as the accelerator has it), the console, the multiarch directory, the CPU
 # under TCG (arm64: QEMU's own pointer-authentication hash, not the architected QARMA, which
 # costs TCG most of its time in Debian's kernel: scenario 1's boot and run took 43 and 51 s with
-# it, 18 s without, alternating on this 2-core machine under a load of 6). A guest of another architecture than the host's (arm64 on this amd64 machine) gets
-# its kernel and root from that architecture's packages (tests/vm/arm64.sh), cached in VM_CACHE
-# (default /var/cache/swaptool/vm-arm64: they take minutes and the Debian archive to make, so a
-# new build directory reuses them), results in BUILDDIR/vm-arm64, TCG only, and swaptool from the
-# cross build (scripts/cross-arm64: build-arm64/swaptool); a step a scenario runs on the host
-# uses HOST_SWAPTOOL, this machine's build. Debian 12's linux-image-cloud-arm64 has what the
-# bench needs built in (NVMe, PCIe host generic/ECAM, PCIe port hotplug, pl011 console, ext4,
+# it, 18 s without, alternating on this 2-core machine under a load of 6). A guest of another
+# architecture than the host's (arm64 on this amd64 machine) gets its kernel and root from that
+# architecture's packages (tests/vm/arm64.sh), cached in VM_CACHE (default
+# /var/cache/swaptool/vm-arm64: they take minutes and the Debian archive to make, so a new build
+# directory reuses them), results in BUILDDIR/vm-arm64, TCG only, and swaptool from the cross
+# build (scripts/cross-arm64: build-arm64/swaptool); a step a scenario runs on the host uses
+# HOST_SWAPTOOL, this machine's build. Debian 12's linux-image-cloud-arm64 has what the bench
+# needs built in (NVMe, PCIe host generic/ECAM, PCIe port hotplug, pl011 console, ext4,
 # io_uring); FUSE is a module, carried as for amd64 (virtio too, which the bench does not use).
 VM_HOST_ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
 VM_ARCH=${VM_ARCH:-$VM_HOST_ARCH}
@@ -78,7 +79,7 @@ vm_kernel_unpack() {
 	# apt-get download as root warns that _apt cannot write here; the download is still checked.
 	chmod 755 "$d"
 	(cd "$d" && apt-get download -q "$meta" >/dev/null 2>&1) ||
-		{ rm -rf "$d"; vm_skip "apt-get download $meta failed (no network or no apt lists: apt-get update); or set VM_KERNEL"; }
+		{ rm -rf "$d"; vm_skip "apt-get download $meta failed (no network or no apt lists: apt-get update)"; }
 	# The metapackage depends on exactly one versioned image package: that holds the kernel.
 	KPKG=$(dpkg-deb -f "$d/${meta}"_*.deb Depends | sed 's/ .*//; s/,.*//')
 	(cd "$d" && apt-get download -q "$KPKG" >/dev/null 2>&1) || { rm -rf "$d"; vm_skip "apt-get download $KPKG failed"; }
