@@ -5,6 +5,7 @@
 # linux-image-cloud-amd64 (NVMe, ext4, io_uring and PCIe hotplug built in, so the guest needs no
 # modules), the guest root as an uncompressed initramfs keyed by a hash of its inputs, and the
 # accelerator found to work. Nothing is installed on the host.
+# VM_ARCH=arm64 boots the nodes' architecture instead (below, and tests/vm/arm64.sh).
 
 # Commands the guest runs: the scenarios' shell, the independent checkers, and what swaptool execs.
 VM_TOOLS=(
@@ -21,67 +22,109 @@ VM_FILES=(/etc/mke2fs.conf)
 . "$VMSRC/drives.sh"
 . "$VMSRC/uefi.sh"
 
+# The guest's architecture: the host's (dpkg's name for it), or VM_ARCH. What differs: QEMU, its
+# machine (virt's GIC as the accelerator has it), the console, the multiarch directory, the CPU
+# under TCG (arm64: QEMU's own pointer-authentication hash, not the architected QARMA, which
+# costs TCG most of its time in Debian's kernel: scenario 1's boot and run took 43 and 51 s with
+# it, 18 s without, alternating on this 2-core machine under a load of 6). A guest of another
+# architecture than the host's (arm64 on this amd64 machine) gets its kernel and root from that
+# architecture's packages (tests/vm/arm64.sh), cached in VM_CACHE (default
+# /var/cache/swaptool/vm-arm64: they take minutes and the Debian archive to make, so a new build
+# directory reuses them), results in BUILDDIR/vm-arm64, TCG only, and swaptool from the cross
+# build (scripts/cross-arm64: build-arm64/swaptool); a step a scenario runs on the host uses
+# HOST_SWAPTOOL, this machine's build. Debian 12's linux-image-cloud-arm64 has what the bench
+# needs built in (NVMe, PCIe host generic/ECAM, PCIe port hotplug, pl011 console, ext4,
+# io_uring); FUSE is a module, carried as for amd64 (virtio too, which the bench does not use).
+VM_HOST_ARCH=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+VM_ARCH=${VM_ARCH:-$VM_HOST_ARCH}
+case $VM_ARCH in
+amd64) VM_QEMU=qemu-system-x86_64 VM_QEMU_PKG=qemu-system-x86 VM_MACHINE=q35 VM_CONSOLE=ttyS0 VM_TCG_CPU=max
+	VM_MULTIARCH=x86_64-linux-gnu VM_ELF_MACHINE='Advanced Micro Devices X86-64' ;;
+arm64) VM_QEMU=qemu-system-aarch64 VM_QEMU_PKG=qemu-system-arm VM_MACHINE=virt,gic-version=max VM_CONSOLE=ttyAMA0
+	VM_TCG_CPU=${VM_TCG_CPU:-max,pauth-impdef=on}
+	VM_MULTIARCH=aarch64-linux-gnu VM_ELF_MACHINE=AArch64 ;;
+*) echo "VM_ARCH='$VM_ARCH': amd64 or arm64" >&2; exit 2 ;;
+esac
+HOST_SWAPTOOL=${HOST_SWAPTOOL:-$BUILDDIR/swaptool}
+if [ "$VM_ARCH" = "$VM_HOST_ARCH" ]; then
+	VM_FOREIGN=0
+	VMDIR=$BUILDDIR/vm
+	SWAPTOOL=${SWAPTOOL:-$HOST_SWAPTOOL}
+	VM_CACHE=$VMDIR
+else
+	VM_FOREIGN=1
+	VMDIR=$BUILDDIR/vm-$VM_ARCH
+	SWAPTOOL=${SWAPTOOL:-$SRCDIR/build-$VM_ARCH/swaptool}
+	VM_CACHE=${VM_CACHE:-/var/cache/swaptool/vm-$VM_ARCH}
+fi
+. "$VMSRC/arm64.sh"
+
 vm_skip() { echo "SKIP: $*" >&2; exit 77; }
 vm_fail() { echo "FAIL: $*" >&2; exit 1; }
 vm_say() { echo "vm: $*" >&2; }
 
-# vm_kernel: $VM_KERNEL, else the cloud kernel from the Debian archive, extracted once.
+# vm_kernel_unpack METAPACKAGE DIR: the kernel image package METAPACKAGE depends on, for VM_ARCH,
+# unpacked into DIR/x (boot/vmlinuz-*, lib/modules/VERSION); sets KPKG to its name. amd64: apt-get
+# download from the host's lists; another architecture: mmdebstrap (tests/vm/arm64.sh). Removes
+# DIR and skips when it cannot be had.
+vm_kernel_unpack() {
+	local meta=$1 d=$2
+	if [ "$VM_FOREIGN" = 1 ]; then
+		vm_foreign_extract "$d/x" "$meta" ||
+			{ tail -5 "$d/x.log" >&2; rm -rf "$d"; vm_skip "mmdebstrap could not fetch $meta ($VM_SUITE from $VM_MIRROR)"; }
+		KPKG=linux-image-$(ls "$d/x/lib/modules")
+		return
+	fi
+	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
+		{ rm -rf "$d"; vm_skip "no apt-get/dpkg-deb to fetch $meta; set VM_KERNEL to a kernel with NVMe built in"; }
+	# apt-get download as root warns that _apt cannot write here; the download is still checked.
+	chmod 755 "$d"
+	(cd "$d" && apt-get download -q "$meta" >/dev/null 2>&1) ||
+		{ rm -rf "$d"; vm_skip "apt-get download $meta failed (no network or no apt lists: apt-get update)"; }
+	# The metapackage depends on exactly one versioned image package: that holds the kernel.
+	KPKG=$(dpkg-deb -f "$d/${meta}"_*.deb Depends | sed 's/ .*//; s/,.*//')
+	(cd "$d" && apt-get download -q "$KPKG" >/dev/null 2>&1) || { rm -rf "$d"; vm_skip "apt-get download $KPKG failed"; }
+	dpkg-deb -x "$d/${KPKG}"_*.deb "$d/x" || { rm -rf "$d"; vm_fail "dpkg-deb -x $KPKG failed"; }
+}
+
+# vm_kernel: $VM_KERNEL, else Debian's cloud kernel for VM_ARCH, extracted once.
 vm_kernel() {
 	if [ -n "${VM_KERNEL:-}" ]; then
 		[ -r "$VM_KERNEL" ] || vm_skip "VM_KERNEL='$VM_KERNEL' is not readable"
 		KERNEL=$VM_KERNEL
 		return
 	fi
-	KERNEL=$VMDIR/vmlinuz
+	KERNEL=$VM_CACHE/vmlinuz
 	# the kernel and its fuse module (clone's shrink runs resize2fs through a FUSE file)
-	[ -s "$KERNEL" ] && [ -e "$VMDIR/fuse-module.done" ] && return
-	command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
-		vm_skip "no apt-get/dpkg-deb to fetch linux-image-cloud-amd64; set VM_KERNEL to a kernel with NVMe built in"
-	local d dep
-	d=$(mktemp -d "$VMDIR/kernel.XXXXXX")
-	# apt-get download as root warns that _apt cannot write here; the download is still checked.
-	chmod 755 "$d"
-	if ! (cd "$d" && apt-get download -q linux-image-cloud-amd64 >/dev/null 2>&1); then
-		rm -rf "$d"
-		vm_skip "apt-get download linux-image-cloud-amd64 failed (no network or no apt lists: apt-get update); or set VM_KERNEL"
-	fi
-	# The metapackage depends on exactly one versioned image package: that holds the kernel.
-	dep=$(dpkg-deb -f "$d"/linux-image-cloud-amd64_*.deb Depends | sed 's/ .*//; s/,.*//')
-	if ! (cd "$d" && apt-get download -q "$dep" >/dev/null 2>&1); then
-		rm -rf "$d"
-		vm_skip "apt-get download $dep failed"
-	fi
-	dpkg-deb -x "$d/${dep}"_*.deb "$d/x" || { rm -rf "$d"; vm_fail "dpkg-deb -x $dep failed"; }
+	[ -s "$KERNEL" ] && [ -e "$VM_CACHE/fuse-module.done" ] && return
+	local d
+	d=$(mktemp -d "$VM_CACHE/kernel.XXXXXX")
+	vm_kernel_unpack "linux-image-cloud-$VM_ARCH" "$d"
 	cp "$d"/x/boot/vmlinuz-* "$KERNEL.tmp" && mv "$KERNEL.tmp" "$KERNEL"
-	rm -f "$VMDIR"/fuse.ko*
-	find "$d/x/lib/modules" -name 'fuse.ko*' -exec cp {} "$VMDIR/" \; 2>/dev/null || true
-	: >"$VMDIR/fuse-module.done"
-	echo "$dep" >"$VMDIR/kernel-package"
+	rm -f "$VM_CACHE"/fuse.ko*
+	find "$d/x/lib/modules" -name 'fuse.ko*' -exec cp {} "$VM_CACHE/" \; 2>/dev/null || true
+	: >"$VM_CACHE/fuse-module.done"
+	echo "$KPKG" >"$VM_CACHE/kernel-package"
 	rm -rf "$d"
-	vm_say "kernel: $dep"
+	vm_say "kernel: $KPKG"
 }
 
-# vm_kernel_generic: Debian's generic kernel (linux-image-amd64) instead of the cloud one, for a
+# vm_kernel_generic: Debian's generic kernel (linux-image-ARCH) instead of the cloud one, for a
 # scenario that needs what the cloud kernel leaves out: USB (xHCI, usb-storage, UAS). There NVMe,
 # SCSI and USB are modules: VM_GENERIC_MODULES and what they depend on (modinfo) are kept in load
-# order under $VMDIR/generic/modules, and the next boots carry them (the guest's init loads them
+# order under $VM_CACHE/generic/modules, and the next boots carry them (the guest's init loads them
 # before it waits for the NVMe drives; fuse for clone's shrink); the modules directory with depmod's
-# modules.dep is kept as $VMDIR/generic/lib/modules/RELEASE (scenario 13's rescue stick). Cached,
+# modules.dep is kept as $VM_CACHE/generic/lib/modules/RELEASE (scenario 13's rescue stick). Cached,
 # rebuilt when the list changes; sets KERNEL and VM_GENERIC.
 VM_GENERIC_MODULES=(nvme xhci-pci sd_mod usb-storage uas fuse)
 vm_kernel_generic() {
-	local g=$VMDIR/generic d dep ver
+	local g=$VM_CACHE/generic d ver
 	if [ ! -s "$g/vmlinuz" ] || [ ! -s "$g/modules/order" ] || [ "$(cat "$g/wanted" 2>/dev/null)" != "${VM_GENERIC_MODULES[*]}" ] ||
 		! ls "$g"/lib/modules/*/modules.dep >/dev/null 2>&1; then
 		command -v modinfo >/dev/null || vm_skip "no modinfo (kmod) to resolve the generic kernel's modules"
 		rm -rf "$g"
-		d=$(mktemp -d "$VMDIR/generic.XXXXXX")
-		chmod 755 "$d"
-		(cd "$d" && apt-get download -q linux-image-amd64 >/dev/null 2>&1) ||
-			{ rm -rf "$d"; vm_skip "apt-get download linux-image-amd64 failed (apt-get update?)"; }
-		dep=$(dpkg-deb -f "$d"/linux-image-amd64_*.deb Depends | sed 's/ .*//; s/,.*//')
-		(cd "$d" && apt-get download -q "$dep" >/dev/null 2>&1) || { rm -rf "$d"; vm_skip "apt-get download $dep failed"; }
-		dpkg-deb -x "$d/${dep}"_*.deb "$d/x" || { rm -rf "$d"; vm_fail "dpkg-deb -x $dep failed"; }
+		d=$(mktemp -d "$VM_CACHE/generic.XXXXXX")
+		vm_kernel_unpack "linux-image-$VM_ARCH" "$d"
 		ver=$(ls "$d/x/lib/modules")
 		mkdir -p "$d/out/modules"
 		cp "$d"/x/boot/vmlinuz-* "$d/out/vmlinuz"
@@ -94,7 +137,7 @@ vm_kernel_generic() {
 			f=$(find "$d/x/lib/modules/$ver" -name "$m.ko*" -print -quit)
 			if [ -z "$f" ]; then
 				# built in: modules.builtin names it, nothing to load
-				grep -q "/$m.ko" "$d/x/lib/modules/$ver/modules.builtin" || vm_fail "no module $m in $dep"
+				grep -q "/$m.ko" "$d/x/lib/modules/$ver/modules.builtin" || vm_fail "no module $m in $KPKG"
 				return
 			fi
 			for n in $(modinfo -F depends "$f" | tr ',' ' '); do want "$n"; done
@@ -107,14 +150,14 @@ vm_kernel_generic() {
 		# makes one; what no disk, USB or filesystem module needs is left behind (160 MB stay of 400)
 		rm -rf "$d/x/lib/modules/$ver/kernel/"{sound,net} \
 			"$d/x/lib/modules/$ver/kernel/drivers/"{gpu,net,media,infiniband,staging,bluetooth,iio,isdn}
-		depmod -b "$d/x" "$ver" || { rm -rf "$d"; vm_fail "depmod -b for $dep failed"; }
+		depmod -b "$d/x" "$ver" || { rm -rf "$d"; vm_fail "depmod -b for $KPKG failed"; }
 		mkdir -p "$d/out/lib/modules"
 		mv "$d/x/lib/modules/$ver" "$d/out/lib/modules/"
-		echo "$dep" >"$d/out/kernel-package"
+		echo "$KPKG" >"$d/out/kernel-package"
 		echo "${VM_GENERIC_MODULES[*]}" >"$d/out/wanted"
 		mv "$d/out" "$g"
 		rm -rf "$d"
-		vm_say "generic kernel: $dep, modules: $(tr '\n' ' ' <"$g/modules/order")"
+		vm_say "generic kernel: $KPKG, modules: $(tr '\n' ' ' <"$g/modules/order")"
 	fi
 	KERNEL=$g/vmlinuz
 	VM_GENERIC=1
@@ -131,42 +174,50 @@ vm_guest_inputs() {
 	for f in "${VM_FILES[@]}"; do [ -r "$f" ] && echo "$f"; done
 	# the C.UTF-8 locale swaptool sets for its tables ("°C" as UTF-8, not \xc2\xb0)
 	[ -d /usr/lib/locale/C.utf8 ] && find /usr/lib/locale/C.utf8 -type f
-	ls "$VMDIR"/fuse.ko* 2>/dev/null || true
+	ls "$VM_CACHE"/fuse.ko* 2>/dev/null || true
 	for c in "${VM_TOOLS[@]}"; do type -P "$c"; done | sort -u | xargs ldd 2>/dev/null |
 		awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }'
 	ldd "$SWAPTOOL" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// && $1 !~ /:$/ { print $1 }'
 }
 
 # vm_guest: the guest root as a newc cpio in $GUEST, rebuilt when any input file changes (the
-# key hashes each input's path, size, mtime and inode, and tests/vm/init's content). swaptool
-# itself travels in each boot's own small archive, so rebuilding swaptool does not rebuild this.
+# key hashes each input's path, size, mtime and inode, and tests/vm/init's content; for arm64 its
+# package list: vm_guest_foreign, tests/vm/arm64.sh). swaptool itself travels in each boot's own
+# small archive, so rebuilding swaptool does not rebuild this.
 vm_guest() {
 	command -v cpio >/dev/null || vm_skip "no cpio to build the guest root (apt-get install cpio)"
-	local inputs key root f
-	inputs=$(vm_guest_inputs | sort -u) || vm_skip "a tool the guest needs is missing here (scripts/install-deps)"
-	key=$( { xargs stat -L -c '%n %s %Y %i' <<<"$inputs"; cat "$VMSRC/init"; } | sha256sum | cut -c1-16)
-	GUEST=$VMDIR/guest-$key.cpio
-	[ -s "$GUEST" ] && return
+	local inputs key root f src from= unpack=
 	local t0=$SECONDS
-	root=$(mktemp -d "$VMDIR/root.XXXXXX")
+	if [ "$VM_FOREIGN" = 0 ]; then
+		inputs=$(vm_guest_inputs | sort -u) || vm_skip "a tool the guest needs is missing here (scripts/install-deps)"
+		key=$( { xargs stat -L -c '%n %s %Y %i' <<<"$inputs"; cat "$VMSRC/init"; } | sha256sum | cut -c1-16)
+	else
+		# the files come from the packages unpacked in $from (only on a cache miss)
+		vm_guest_foreign
+	fi
+	GUEST=$VM_CACHE/guest-$key.cpio
+	[ -s "$GUEST" ] && return
+	root=$(mktemp -d "$VM_CACHE/root.XXXXXX")
 	# Debian's merged /usr: /bin, /sbin, /lib and /lib64 are links into /usr, as on the host.
 	mkdir -p "$root"/usr/{bin,sbin,lib,lib64} "$root"/{etc,proc,sys,dev,tmp,run,out,root,vm}
 	ln -s usr/bin "$root/bin"; ln -s usr/sbin "$root/sbin"
 	ln -s usr/lib "$root/lib"; ln -s usr/lib64 "$root/lib64"
 	while read -r f; do
+		src=$from$f
 		case $f in /bin/*|/sbin/*|/lib/*|/lib64/*) f=/usr$f ;; esac
 		mkdir -p "$root${f%/*}"
-		cp -L "$f" "$root$f"
+		cp -L "$src" "$root$f"
 	done <<<"$inputs"
+	[ -z "$unpack" ] || rm -rf "$unpack"
 	printf 'root:x:0:0:root:/root:/bin/bash\nnv:x:1000:1000:nv:/home/nv:/bin/bash\n' >"$root/etc/passwd"
 	printf 'root:x:0:\nnv:x:1000:\n' >"$root/etc/group"
 	: >"$root/etc/fstab"
 	install -m 755 "$VMSRC/init" "$root/init"
-	cp "$VMDIR"/fuse.ko* "$root/vm/" 2>/dev/null || true
+	cp "$VM_CACHE"/fuse.ko* "$root/vm/" 2>/dev/null || true
 	(cd "$root" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc --quiet >"$GUEST.tmp") ||
 		{ rm -rf "$root" "$GUEST.tmp"; vm_fail "cpio of the guest root failed"; }
 	rm -rf "$root"
-	find "$VMDIR" -maxdepth 1 -name 'guest-*.cpio' ! -name "${GUEST##*/}" -delete
+	find "$VM_CACHE" -maxdepth 1 -name 'guest-*.cpio' ! -name "${GUEST##*/}" -delete
 	mv "$GUEST.tmp" "$GUEST"
 	vm_say "guest root built in $((SECONDS - t0)) s: $(du -m "$GUEST" | cut -f1) MiB, key $key"
 }
@@ -199,7 +250,7 @@ vm_boot() {
 	cp "$VMSRC/guest.sh" "$VMSRC/drives.sh" "$VMRUN/extra/vm/"
 	cp "$SCENARIO" "$VMRUN/extra/vm/scenario.sh"
 	[ ${#VM_INPUTS[@]} -eq 0 ] || cp -r "${VM_INPUTS[@]}" "$VMRUN/extra/vm/in/"
-	[ "${VM_GENERIC:-0}" = 0 ] || cp -r "$VMDIR/generic/modules" "$VMRUN/extra/vm/"
+	[ "${VM_GENERIC:-0}" = 0 ] || cp -r "$VM_CACHE/generic/modules" "$VMRUN/extra/vm/"
 	(cd "$VMRUN/extra" && find . -mindepth 1 | cpio -o -H newc --quiet >"$VMRUN/extra.cpio") || vm_fail "cpio failed"
 	# The kernel unpacks concatenated cpio archives one after the other into its root.
 	cat "$GUEST" "$VMRUN/extra.cpio" >"$VMRUN/initrd"
@@ -217,10 +268,10 @@ vm_boot() {
 	# about 20 s, not a minute (5 s worked as well; 10 leaves a slow legitimate command room
 	# under a loaded host), loglevel=5 puts the warnings on the console, where vm_finish counts
 	# them, and scenarios that measure watch for them (run_watched, guest.sh).
-	local args=(-machine q35 -smp "${VM_SMP:-2}" -m "${VM_MEM:-1536}" -nodefaults -display none -no-reboot
+	local args=(-machine "$VM_MACHINE" -smp "${VM_SMP:-2}" -m "${VM_MEM:-1536}" -nodefaults -display none -no-reboot
 		-serial "file:$VMOUT/console.log" -kernel "$KERNEL" -initrd "$VMRUN/initrd"
-		-append "console=ttyS0 panic=-1 loglevel=5 nvme_core.io_timeout=10 vm.run=$func vm.nvme=${#VM_DRIVES[@]}${VM_APPEND:+ $VM_APPEND}")
-	if [ "$ACCEL" = kvm ]; then args+=(-accel kvm -cpu host); else args+=(-accel tcg -cpu max); fi
+		-append "console=$VM_CONSOLE panic=-1 loglevel=5 nvme_core.io_timeout=10 vm.run=$func vm.nvme=${#VM_DRIVES[@]}${VM_APPEND:+ $VM_APPEND}")
+	if [ "$ACCEL" = kvm ]; then args+=(-accel kvm -cpu host); else args+=(-accel tcg -cpu "$VM_TCG_CPU"); fi
 	for d in "${VM_DRIVES[@]}"; do
 		IFS='|' read -r file serial props <<<"$d"
 		i=$((i + 1))
@@ -253,7 +304,7 @@ vm_boot() {
 		rm -f "$VMRUN"/qmp.{in,out}
 		mkfifo "$VMRUN/qmp.in" "$VMRUN/qmp.out"
 		args+=(-chardev "pipe,id=qmp,path=$VMRUN/qmp" -mon chardev=qmp,mode=control)
-		timeout -k 5 "${VM_TIMEOUT:-300}" qemu-system-x86_64 "${args[@]}" >"$VMRUN/qemu.err" 2>&1 &
+		timeout -k 5 "${VM_TIMEOUT:-300}" "$VM_QEMU" "${args[@]}" >"$VMRUN/qemu.err" 2>&1 &
 		VM_PID=$!
 		# A scenario that fails before vm_wait leaves no QEMU behind (timeout passes the TERM on).
 		trap 'kill "$VM_PID" 2>/dev/null || true; rm -rf "$VMRUN"' EXIT
@@ -263,7 +314,7 @@ vm_boot() {
 		return 0
 	fi
 	local rc=0
-	timeout -k 5 "${VM_TIMEOUT:-300}" qemu-system-x86_64 "${args[@]}" >"$VMRUN/qemu.err" 2>&1 || rc=$?
+	timeout -k 5 "${VM_TIMEOUT:-300}" "$VM_QEMU" "${args[@]}" >"$VMRUN/qemu.err" 2>&1 || rc=$?
 	vm_finish "$rc"
 }
 
@@ -273,7 +324,7 @@ vm_finish() {
 	if [ "$1" = 124 ] || [ "$1" = 137 ]; then
 		vm_say "$VM_FUNC: no power-off within ${VM_TIMEOUT:-300} s; QEMU killed"
 	elif [ "$1" != 0 ]; then
-		vm_say "$VM_FUNC: qemu-system-x86_64 exited $1: $(tail -3 "$VMRUN/qemu.err")"
+		vm_say "$VM_FUNC: $VM_QEMU exited $1: $(tail -3 "$VMRUN/qemu.err")"
 	fi
 	local stalls
 	stalls=$(grep -c "$NVME_TIMEOUT_RE" "$VMOUT/console.log" 2>/dev/null || true)
@@ -325,7 +376,7 @@ vm_accel() {
 	if [ -n "${VM_ACCEL:-}" ]; then ACCEL=$VM_ACCEL; return; fi
 	if [ -s "$VMDIR/accel" ]; then ACCEL=$(cat "$VMDIR/accel"); return; fi
 	ACCEL=tcg
-	if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+	if [ "$VM_FOREIGN" = 0 ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 		ACCEL=kvm
 		local save=${SCENARIO:-}
 		SCENARIO=/dev/null
@@ -343,9 +394,18 @@ vm_accel() {
 # vm_setup: everything a scenario needs before its first boot; skips (77) with the reason when
 # QEMU or the kernel cannot be had.
 vm_setup() {
-	command -v qemu-system-x86_64 >/dev/null || vm_skip "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-	[ -x "$SWAPTOOL" ] || vm_skip "no swaptool at '$SWAPTOOL'; build first"
-	mkdir -p "$VMDIR"
+	command -v "$VM_QEMU" >/dev/null || vm_skip "no $VM_QEMU (apt-get install $VM_QEMU_PKG)"
+	if [ "$VM_FOREIGN" = 0 ]; then
+		[ -x "$SWAPTOOL" ] || vm_skip "no swaptool at '$SWAPTOOL'; build first"
+	else
+		[ -x "$SWAPTOOL" ] || vm_skip "no $VM_ARCH swaptool at '$SWAPTOOL': scripts/cross-arm64 --no-deb builds it (or set SWAPTOOL)"
+		local newer
+		newer=$(find "$SRCDIR"/src "$SRCDIR"/steps "$SRCDIR"/cli -newer "$SWAPTOOL" -name '*.[ch]' -print -quit 2>/dev/null || true)
+		[ -z "$newer" ] || vm_say "warning: ${newer#"$SRCDIR"/} is newer than $SWAPTOOL: scripts/cross-arm64 --no-deb rebuilds it"
+	fi
+	readelf -h "$SWAPTOOL" 2>/dev/null | grep -q "Machine: *$VM_ELF_MACHINE" ||
+		vm_fail "$SWAPTOOL is not an $VM_ARCH program: $(readelf -h "$SWAPTOOL" 2>&1 | sed -n 's/ *Machine: *//p')"
+	mkdir -p "$VMDIR" "$VM_CACHE"
 	vm_kernel
 	vm_guest
 	VMRUN=$(mktemp -d "${TMPDIR:-/var/tmp}/swaptool-vm.XXXXXX")

@@ -5,7 +5,7 @@
 # 2,000,398,934,016-B target. preflight reads identity, SMART and the error log from each
 # controller through libnvme, and the partition table and ext4 through the kernel's nvme driver.
 host() {
-	"$MKDISK" incident "$VMRUN/src.img" >/dev/null
+	"$MKDISK" incident "$VMRUN/src.img" >"$VMRUN/layout.json"
 	truncate -s "$TARGET_BYTES" "$VMRUN/tgt.img"
 	local before
 	before=$(src_fingerprint "$VMRUN/src.img")
@@ -17,7 +17,34 @@ host() {
 	[ "$(stat -c %s "$VMRUN/tgt.img")" = "$TARGET_BYTES" ] && [ "$(du -k "$VMRUN/tgt.img" | cut -f1)" = 0 ] ||
 		vm_fail "the target image was written"
 	ok "neither drive written (source mtime and ends unchanged, target still empty)"
+	# which image this was (mkdisk is deterministic): what compare_native matches
+	{ jq -S 'del(.path)' "$VMRUN/layout.json"; head -c 1M "$VMRUN/src.img" | sha256sum; tail -c 1M "$VMRUN/src.img" | sha256sum; } >"$VMOUT/image"
 	check
+	[ "$VM_FOREIGN" = 0 ] || compare_native
+}
+
+# compare_native: under VM_ARCH=arm64 (a guest of another architecture than the host's), the
+# same steps on the same image as the host architecture's run of this scenario (VM_COMPARE: its
+# results directory, default BUILDDIR/vm/results/01-usage-line/usage_line; when VM_COMPARE is
+# unset and there is none, said and not judged) print the same: the human output byte for byte,
+# the JSON in every field but the times and SMART's counters of what was read, which count the
+# guest kernel's own reads too (its partition scan: one command apart between the two).
+compare_native() {
+	local ref=${VM_COMPARE:-$BUILDDIR/vm/results/01-usage-line/usage_line} n
+	local drop='del(.started, .finished) | del(.. | objects | select(has("host_read_commands"))
+		| .host_read_commands, .data_units_read, .data_read_bytes, .data_read)'
+	if [ ! -e "$ref/../passed" ] || [ ! -s "$ref/image" ]; then
+		[ -z "${VM_COMPARE:-}" ] || fail "VM_COMPARE=$VM_COMPARE: no passed run of scenario 1 there"
+		echo "  not compared with a $VM_HOST_ARCH guest: no passed run in $ref (tests/vm/run 1 makes one)"
+		return 0
+	fi
+	cmp -s "$ref/image" "$VMOUT/image" || fail "the $VM_HOST_ARCH run in $ref was on another image"
+	diff "$ref/human.out" "$VMOUT/human.out" >&2 || fail "the human output differs from the $VM_HOST_ARCH guest's"
+	for n in usage-json target-dev; do
+		diff <(jq -S "$drop" "$ref/$n.out") <(jq -S "$drop" "$VMOUT/$n.out") >&2 ||
+			fail "$n: the JSON differs from the $VM_HOST_ARCH guest's (above: <, $VM_HOST_ARCH; >, $VM_ARCH)"
+	done
+	ok "the same as the $VM_HOST_ARCH guest on the same image: the human output byte for byte, both JSON documents in every size, LBA, check and path (all but the times and SMART's read counters)"
 }
 
 # The figures of the README ("On the incident's pair, ...") and docs/incident.md, to the byte.

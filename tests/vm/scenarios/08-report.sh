@@ -16,7 +16,8 @@ need() {
 	if [ ! -e "$d/passed" ] || [ "$SWAPTOOL" -nt "$d/passed" ] || [ ! -d "$d/$2/state" ]; then
 		echo "== $1 first, for its records"
 		# A failure there ends this scenario too (errexit holds in the subshell: no || after it).
-		(VM_NAME=$1 SCENARIO=$VMSRC/scenarios/$1.sh; . "$SCENARIO"; host)
+		# in a run directory of its own, as tests/vm/run gives each scenario
+		(VM_NAME=$1 SCENARIO=$VMSRC/scenarios/$1.sh VMRUN=$VMRUN/$1; mkdir "$VMRUN"; . "$SCENARIO"; host)
 		touch "$d/passed"
 	fi
 }
@@ -56,13 +57,13 @@ host() {
 	grep -q "nvme1n1" "$VMOUT/r/report.txt" || fail "report.txt does not name the measured NVMe namespace"
 	ok "report over the guest's records: preflight (the usage line), backup, restore, verify, accept on nvme1n1"
 
-	run_host 0 "$SWAPTOOL" verify-report "$R" --allowed-signers "$VMOUT/r/allowed_signers" --identity ops@dgx4
+	run_host 0 "$HOST_SWAPTOOL" verify-report "$R" --allowed-signers "$VMOUT/r/allowed_signers" --identity ops@dgx4
 	ssh-keygen -Y verify -f "$VMOUT/r/allowed_signers" -I ops@dgx4 -n swaptool-report -s "$R.sig" <"$R" >/dev/null 2>&1 ||
 		fail "ssh-keygen -Y verify rejects the report"
 	# A record changed after signing is caught.
 	jq -c '.steps.preflight.delta_bytes = 0' "$R" >"$VMRUN/forged.json"
 	cp "$R.sig" "$VMRUN/forged.json.sig"
-	run_host 1 "$SWAPTOOL" verify-report "$VMRUN/forged.json" --allowed-signers "$VMOUT/r/allowed_signers" --identity ops@dgx4
+	run_host 1 "$HOST_SWAPTOOL" verify-report "$VMRUN/forged.json" --allowed-signers "$VMOUT/r/allowed_signers" --identity ops@dgx4
 	! ssh-keygen -Y verify -f "$VMOUT/r/allowed_signers" -I ops@dgx4 -n swaptool-report -s "$VMRUN/forged.json.sig" \
 		<"$VMRUN/forged.json" >/dev/null 2>&1 || fail "ssh-keygen accepts a forged report"
 	ok "on the host: verify-report and ssh-keygen -Y verify accept the guest's signature, and reject a changed record"

@@ -22,7 +22,7 @@ host() {
 	[ "$(uname -m)" = x86_64 ] || vm_skip "the bench boots x86_64 guests"
 	vm_kernel_generic
 	uefi_source_image
-	local g=$VMDIR/generic rel node=$VMRUN/node t0 took_stick took_boot rc=0
+	local g=$VM_CACHE/generic rel node=$VMRUN/node t0 took_stick took_boot rc=0
 	rel=$(ls "$g/lib/modules")
 	mkdir -m 0700 "$node"
 	VMOUT=$VMDIR/results/$VM_NAME/stick
