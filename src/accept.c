@@ -535,29 +535,6 @@ static double us(uint64_t ns)
 	return (double)ns / 1000.0;
 }
 
-/* The latency histogram as fio's json+ gives it (its clat bins): the non-empty buckets only, each
- * [lowest ns, highest ns, count]; their counts add up to the run's ios. */
-static json_object *hist_bins_json(const struct hist *h)
-{
-	json_object *o = json_object_new_object(), *bins = json_object_new_array();
-
-	for (unsigned i = 0; i < HIST_BUCKETS && h->count; i++) {
-		json_object *b;
-
-		if (!h->b[i])
-			continue;
-		b = json_object_new_array();
-		json_object_array_add(b, json_object_new_uint64(hist_bucket_low(i)));
-		json_object_array_add(b, json_object_new_uint64(hist_bucket_high(i)));
-		json_object_array_add(b, json_object_new_uint64(h->b[i]));
-		json_object_array_add(bins, b);
-	}
-	jset_str(o, "unit", "ns");
-	jset_u64(o, "count", h->count);
-	json_object_object_add(o, "bins", bins);
-	return o;
-}
-
 static json_object *lat_json(const struct hist *h)
 {
 	json_object *lat = json_object_new_object();
@@ -642,7 +619,7 @@ static json_object *run_json(const struct accept *a, const struct accept_plan_ru
 	jset_u64(run, "over_200ms", res->hist.over_200ms);
 	jset_u64(run, "over_1s", res->hist.over_1s);
 	jset_u64(run, "over_5s", res->hist.over_5s);
-	json_object_object_add(run, "lat_hist", hist_bins_json(&res->hist));
+	json_object_object_add(run, "lat_hist", hist_json(&res->hist));
 	for (size_t i = 0; i < res->nseconds; i++)
 		json_object_array_add(ps, json_object_new_int64((int64_t)res->per_second[i]));
 	json_object_object_add(run, "per_second_iops", ps);

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "json.h"
+
 void hist_init(struct hist *h)
 {
 	memset(h, 0, sizeof(*h));
@@ -103,4 +105,25 @@ uint64_t hist_quantile_live(const struct hist *h, uint32_t ppm)
 uint64_t hist_mean(const struct hist *h)
 {
 	return h->count ? h->sum_ns / h->count : 0;
+}
+
+json_object *hist_json(const struct hist *h)
+{
+	json_object *o = json_object_new_object(), *bins = json_object_new_array();
+
+	for (unsigned i = 0; i < HIST_BUCKETS && h->count; i++) {
+		json_object *b;
+
+		if (!h->b[i])
+			continue;
+		b = json_object_new_array();
+		json_object_array_add(b, json_object_new_uint64(hist_bucket_low(i)));
+		json_object_array_add(b, json_object_new_uint64(hist_bucket_high(i)));
+		json_object_array_add(b, json_object_new_uint64(h->b[i]));
+		json_object_array_add(bins, b);
+	}
+	jset_str(o, "unit", "ns");
+	jset_u64(o, "count", h->count);
+	json_object_object_add(o, "bins", bins);
+	return o;
 }

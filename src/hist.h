@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <json-c/json.h>
+
 /*
  * Values are nanoseconds. Below 2 * HIST_SUB (512 ns) every value has its own bucket;
  * above, each power of two is cut into HIST_SUB = 256 equal buckets, so a bucket is at most
@@ -80,3 +82,7 @@ uint64_t hist_quantile(const struct hist *h, uint32_t ppm);
 uint64_t hist_quantile_live(const struct hist *h, uint32_t ppm);
 /* Mean in ns, rounded down; 0 when empty. */
 uint64_t hist_mean(const struct hist *h);
+
+/* The record's form of a histogram, as fio's json+ gives its clat bins: {unit "ns", count, bins:
+ * [[lowest ns, highest ns, count]...]} with the non-empty buckets only; their counts add up to count. */
+json_object *hist_json(const struct hist *h);

@@ -421,7 +421,7 @@ static double draw(uint64_t *state)
 static void add_hist(json_object *run, uint64_t n, double p50, double sigma, uint64_t seed)
 {
 	struct hist *h = xcalloc(1, sizeof(*h));
-	json_object *o = obj(run, "lat_hist"), *bins, *lat = obj(run, "lat_us");
+	json_object *lat = obj(run, "lat_us");
 	uint64_t st = seed;
 
 	hist_init(h);
@@ -431,20 +431,7 @@ static void add_hist(json_object *run, uint64_t n, double p50, double sigma, uin
 
 		hist_add(h, (uint64_t)(v * 1000));
 	}
-	jset_str(o, "unit", "ns");
-	jset_u64(o, "count", h->count);
-	bins = arr(o, "bins");
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
-		json_object *b;
-
-		if (!h->b[i])
-			continue;
-		b = json_object_new_array();
-		json_object_array_add(b, json_object_new_uint64(hist_bucket_low(i)));
-		json_object_array_add(b, json_object_new_uint64(hist_bucket_high(i)));
-		json_object_array_add(b, json_object_new_uint64(h->b[i]));
-		json_object_array_add(bins, b);
-	}
+	json_object_object_add(run, "lat_hist", hist_json(h));
 	setn(lat, "min", round((double)h->min_ns / 100) / 10);
 	setn(lat, SCHEMA_LAT_P50, round((double)hist_quantile(h, 500000) / 100) / 10);
 	setn(lat, SCHEMA_LAT_P90, round((double)hist_quantile(h, 900000) / 100) / 10);

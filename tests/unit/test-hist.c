@@ -133,6 +133,27 @@ int main(void)
 
 	exact_ranks();
 
+	/* the record's form: only the non-empty buckets, in order, their counts adding up to count */
+	hist_init(h);
+	hist_add(h, 100);
+	hist_add(h, 100);
+	hist_add(h, 70000);
+	{
+		json_object *o = hist_json(h), *bins = NULL, *b;
+
+		CHECK(json_object_object_get_ex(o, "bins", &bins) && json_object_array_length(bins) == 2);
+		b = json_object_array_get_idx(bins, 0);
+		CHECK_U64(json_object_get_uint64(json_object_array_get_idx(b, 0)), 100);
+		CHECK_U64(json_object_get_uint64(json_object_array_get_idx(b, 2)), 2);
+		b = json_object_array_get_idx(bins, 1);
+		CHECK(json_object_get_uint64(json_object_array_get_idx(b, 0)) <= 70000);
+		CHECK(json_object_get_uint64(json_object_array_get_idx(b, 1)) >= 70000);
+		CHECK_U64(json_object_get_uint64(json_object_array_get_idx(b, 2)), 1);
+		CHECK_STR(json_object_get_string(json_object_object_get(o, "unit")), "ns");
+		CHECK_U64(json_object_get_uint64(json_object_object_get(o, "count")), 3);
+		json_object_put(o);
+	}
+
 	free(v);
 	free(h);
 	free(h2);
