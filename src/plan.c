@@ -615,6 +615,20 @@ void plan_limit_link(struct plan *p, const char *side, uint64_t link_mbps)
 	}
 }
 
+void plan_attach(struct plan *p, const char *side, const char *transport, struct disk_bridge *b)
+{
+	bool src = streq(side, "source");
+	struct disk_bridge *mine = src ? &p->src_bridge : &p->tgt_bridge;
+
+	*(src ? &p->src_transport : &p->tgt_transport) = transport;
+	if (!b->vendor_id)
+		return;
+	plan_limit_link(p, side, b->speed_mbps);
+	bridge_free(mine);
+	*mine = *b;
+	*b = (struct disk_bridge){ 0 };
+}
+
 /* Sequential figures at plan_rate: what the copies read and write, the data past the cut read
  * and written once more, and the metadata read four times (e2fsck of source and target, the
  * relocation's inode scan, resize2fs). */
@@ -642,6 +656,8 @@ void plan_free(struct plan *p)
 	free(p->tgt_spec);
 	free(p->tgt_path);
 	free(p->tgt_serial);
+	bridge_free(&p->src_bridge);
+	bridge_free(&p->tgt_bridge);
 	free(p->parts);
 	free(p->stores_missing);
 	for (size_t i = 0; i < p->nacts; i++) {
@@ -813,6 +829,14 @@ static json_object *clone_path_json(const struct plan *p)
 	return clone;
 }
 
+/* A drive's "transport" and, behind a USB bridge, its "bridge" (src/bridge.h) */
+static void attach_json(json_object *o, const char *transport, const struct disk_bridge *b)
+{
+	jset_str(o, "transport", transport);
+	if (b->vendor_id)
+		json_object_object_add(o, "bridge", bridge_json(b));
+}
+
 json_object *plan_json(const struct plan *p)
 {
 	json_object *o = json_object_new_object(), *src = geo_json(&p->src_geo), *tgt = geo_json(&p->tgt_geo);
@@ -825,10 +849,12 @@ json_object *plan_json(const struct plan *p)
 	jset_str(src, "model", p->src_model);
 	jset_str(src, "partition_table", p->table_kind);
 	jset_str(src, "disk_guid", p->disk_guid[0] ? p->disk_guid : NULL);
+	attach_json(src, p->src_transport, &p->src_bridge);
 	json_object_object_add(o, "source", src);
 	jset_str(tgt, "spec", p->tgt_spec);
 	jset_str(tgt, "path", p->tgt_path);
 	jset_str(tgt, "serial", p->tgt_serial);
+	attach_json(tgt, p->tgt_transport, &p->tgt_bridge);
 	json_object_object_add(o, "target", tgt);
 	jset_i64(o, "delta_bytes", p->delta_bytes);
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bridge.h"
 #include "gptwrite.h"
 #include "freshfit.h"
 #include "layout.h"
@@ -101,6 +102,10 @@ struct plan {
 	bool with_cost;              /* built with PLAN_COST: the parts' past_cut_* and the cost figures hold */
 	uint64_t link_mbps;          /* plan_limit_link: the slowest USB link a drive sits behind; 0 none */
 	const char *link_side;       /* "source" or "target": whose link that is */
+	/* plan_attach: how each drive is attached ("nvme", "usb", "file"...; NULL unknown or a size) and
+	 * the USB bridge it sits behind (vendor_id NULL: none) */
+	const char *src_transport, *tgt_transport;
+	struct disk_bridge src_bridge, tgt_bridge;
 };
 
 /* What plan_build measures beyond the layout. PLAN_COST: the cost of path 2 (below), which reads
@@ -145,6 +150,11 @@ double plan_clone_seconds(const struct plan *p);
 double plan_rate(const struct plan *p);
 /* A drive of `side` is behind a USB link of link_mbps (0: unknown, ignored): the slowest one counts. */
 void plan_limit_link(struct plan *p, const char *side, uint64_t link_mbps);
+/* The drive of `side` ("source" or "target") is attached by `transport` (static: disk_transport's
+ * words or "file") and, when b->vendor_id is set, sits behind that USB bridge, which the plan takes
+ * over (*b is emptied); its link then limits the pace as plan_limit_link says. The record's source
+ * and target carry both. */
+void plan_attach(struct plan *p, const char *side, const char *transport, struct disk_bridge *b);
 
 /* The fingerprint of a layout as plan_build computes it (lower-case hex sha256). */
 void plan_fingerprint(const struct layout *l, bool shrunk, char out[65]);

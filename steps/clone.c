@@ -410,6 +410,7 @@ void step_clone_render(const struct ctx *ctx, json_object *rec)
 	_cleanup_table_ struct table *t = table_new(4);
 
 	out_heading(ctx, "clone: %s -> %s", jget_str(c, "source"), jget_str(c, "target"));
+	step_attached_line(ctx, jget(jget(rec, "plan"), "source"), jget(jget(rec, "plan"), "target"));
 	table_header(t, "#", "action", "seconds", "detail");
 	table_align(t, 2, ALIGN_RIGHT);
 	for (size_t i = 0; i < n; i++) {

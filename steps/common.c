@@ -2,6 +2,7 @@
 /* Helpers the steps share: the option tables for getopt_long and the usage, option parsing (LBA
  * sizes, --target and its companions, --map-user, --root) and opening the source. */
 #include "steps.h"
+#include "bridge.h"
 #include "disk.h"
 #include "size.h"
 #include "extract.h"
@@ -214,4 +215,36 @@ void step_read_through(const struct disk *d, struct usbnvme_through *t)
 	*t = (struct usbnvme_through){ 0 };
 	if (d->fd >= 0 && d->kind == DISK_BLOCK && !d->ctrl && d->sysname)
 		usbnvme_through(d->fd, d->sysname, t);
+}
+
+/* One drive's part of step_attached_line; NULL when the record does not say. Caller frees. */
+static char *attach_text(json_object *drive)
+{
+	json_object *br = jget(drive, "bridge");
+	const char *tr = jget_str(drive, "transport");
+	_cleanup_(bridge_freep) struct disk_bridge b = { 0 };
+	_cleanup_free_ char *d = NULL;
+
+	if (!tr)
+		return NULL;
+	if (!jget_str(br, "vendor_id") || !jget_str(br, "product_id"))
+		return xstrdup(tr);
+	/* the record's strings, as bridge_describe words a bridge read from sysfs */
+	b.vendor_id = xstrdup(jget_str(br, "vendor_id"));
+	b.product_id = xstrdup(jget_str(br, "product_id"));
+	b.manufacturer = jget_str(br, "manufacturer") ? xstrdup(jget_str(br, "manufacturer")) : NULL;
+	b.product = jget_str(br, "product") ? xstrdup(jget_str(br, "product")) : NULL;
+	b.driver = jget_str(br, "driver") ? xstrdup(jget_str(br, "driver")) : NULL;
+	b.speed_mbps = jget_u64(br, "speed_mbps");
+	d = bridge_describe(&b);
+	return xasprintf("%s behind USB bridge %s", tr, d);
+}
+
+void step_attached_line(const struct ctx *ctx, json_object *src, json_object *tgt)
+{
+	_cleanup_free_ char *s = attach_text(src), *t = attach_text(tgt);
+
+	if (s || t)
+		out_line(ctx, "attached: source %s; target %s", s ?: "unknown",
+			 t ?: (jget_str(tgt, "path") ? "unknown" : "given as a size"));
 }

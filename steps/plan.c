@@ -111,12 +111,16 @@ static void serials_from_preflight(const struct ctx *ctx, struct disk *src, stru
 	}
 }
 
-static void limit_link(struct plan *p, const char *side, const struct disk *d)
+/* How an opened drive is attached (a target given as a size is not): its transport and USB bridge */
+static void attach(struct plan *p, const char *side, const struct disk *d)
 {
 	_cleanup_(bridge_freep) struct disk_bridge b = { 0 };
 
-	if (d->fd >= 0 && d->sysname && bridge_of_disk(d->sysname, &b) == 0)
-		plan_limit_link(p, side, b.speed_mbps);
+	if (d->fd < 0)
+		return;
+	if (d->sysname && bridge_of_disk(d->sysname, &b) < 0)
+		bridge_free(&b);
+	plan_attach(p, side, d->kind == DISK_IMAGE ? "file" : disk_transport(d->sysname), &b);
 }
 
 int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const char *tgt_spec, uint32_t tgt_lba_size,
@@ -146,8 +150,8 @@ int step_plan_for(struct ctx *ctx, const char *source, uint32_t image_lba, const
 	if (r < 0)
 		return ctx_error(ctx, EXIT_FAILED, "%s", why ? why : strerror(-r));
 	/* a drive in a USB enclosure: the link, not the drive, sets the clone's pace */
-	limit_link(p, "source", src);
-	limit_link(p, "target", &tgt);
+	attach(p, "source", src);
+	attach(p, "target", &tgt);
 	return 0;
 }
 
@@ -448,6 +452,7 @@ void step_plan_render(const struct ctx *ctx, json_object *rec)
 		 jget_u64(src, "lba_size"), fmt_thousands(jget_u64(tgt, "size_bytes"), b[2]),
 		 fmt_thousands(jget_u64(tgt, "lba_count"), b[3]), jget_u64(tgt, "lba_size"),
 		 fmt_thousands_signed(jget_i64(p, "delta_bytes"), b[4]));
+	step_attached_line(ctx, src, tgt);
 	out_line(ctx, "fingerprint %s", jget_str(p, "fingerprint"));
 	out_line(ctx, "%s", "");
 

@@ -128,6 +128,10 @@ int step_open_source(struct ctx *ctx, const char *path, uint32_t image_lba_size,
  * it (src/usbnvme.h) into *t; nothing for an image or an NVMe drive. Never fails: *t says what happened. */
 struct usbnvme_through;
 void step_read_through(const struct disk *d, struct usbnvme_through *t);
+/* The line plan and clone show of how their drives are attached, from the plan's source and target
+ * ({transport, bridge}, as plan_json writes them): "attached: source nvme; target usb behind USB bridge
+ * 0bda:9210 Realtek RTL9210B-CG, 10 Gb/s, uas". Nothing when the record says neither. */
+void step_attached_line(const struct ctx *ctx, json_object *src, json_object *tgt);
 /* Option entries more than one step takes, with the values their parsers switch on: whole where
  * they mean the same in every step that takes them, with the step's help text where they do not. */
 #define STEP_OPT_TARGET                                                                              \

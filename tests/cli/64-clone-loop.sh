@@ -52,6 +52,10 @@ src0=$(sha256sum <"$SRC")
 run 0 "$SWAPTOOL" --state "$TMP/st2" --json clone "$SRC" "$TGT" --yes
 jeq .verdict pass
 jeq .clone.source_written false
+# how each drive is attached, as sysfs says (lsblk's TRAN is empty for a loop device)
+jeq .plan.source.transport loop
+jeq .plan.target.transport loop
+jeq '.plan.target.bridge' null
 [ "$(sha256sum <"$SRC")" = "$src0" ] || fail "the clone changed the source device's bytes"
 for i in $(seq 50); do
 	partx -a "$TGT" 2>/dev/null || partx -u "$TGT" 2>/dev/null || true

@@ -198,6 +198,29 @@ int main(void)
 		p.link_mbps = 0, p.link_side = NULL;
 	}
 
+	/* how the drives are attached: the record names each transport and the target's bridge, whose
+	 * link paces the clone; the plan owns the bridge it was handed */
+	{
+		struct disk_bridge b = { .vendor_id = xstrdup("0bda"), .product_id = xstrdup("9210"),
+					 .driver = xstrdup("uas"), .speed_mbps = 480 };
+		struct disk_bridge none = { 0 };
+		json_object *j, *t;
+
+		plan_attach(&p, "source", "nvme", &none);
+		plan_attach(&p, "target", "usb", &b);
+		CHECK(b.vendor_id == NULL);
+		CHECK_STR(p.link_side, "target");
+		j = plan_json(&p);
+		CHECK_STR(jget_str(jget(j, "source"), "transport"), "nvme");
+		CHECK(jget(jget(j, "source"), "bridge") == NULL);
+		t = jget(j, "target");
+		CHECK_STR(jget_str(t, "transport"), "usb");
+		CHECK_STR(jget_str(jget(t, "bridge"), "vendor_id"), "0bda");
+		CHECK_U64(jget_u64(jget(t, "bridge"), "speed_mbps"), 480);
+		json_object_put(j);
+		p.link_mbps = 0, p.link_side = NULL;
+	}
+
 	/* the target's GPT */
 	{
 		struct gpt_new t;

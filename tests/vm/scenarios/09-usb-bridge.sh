@@ -62,7 +62,13 @@ host() {
 	jeq '.plan.paths.fs_clone.cost.usb_link_mbps' "$tspeed"
 	jeq '.plan.paths.fs_clone.cost.usb_link_side' target
 	jeq '.checks[] | select(.id == "clone-cost") | .summary | test("USB link, '"$tspeed"' Mb/s, sets the pace")' true
-	ok "plan: the clone's time is paced by the target's USB link ($tspeed Mb/s)"
+	jeq .plan.source.transport nvme
+	jeq .plan.target.transport usb
+	jeq .plan.target.bridge.vendor_id "$tvid"
+	jeq .plan.target.bridge.driver uas
+	load plan-human
+	contains "attached: source nvme; target usb behind USB bridge $tvid:"
+	ok "plan: the clone's time is paced by the target's USB link ($tspeed Mb/s); the record and the table name both drives' transport and the bridge"
 
 	load accept-refused
 	contains "behind USB bridge"
@@ -115,6 +121,7 @@ usb_bridge() {
 	run preflight-model 0 swaptool --state /tmp/st2 --json preflight /dev/nvme0 --target "/dev/$t" \
 		--target-model "Corsair MP600 Mini 2TB"
 	run plan 0 swaptool --state "$STATE" --json plan /dev/nvme0 --target "/dev/$t"
+	run plan-human 0 swaptool --state /tmp/st5 plan /dev/nvme0 --target "/dev/$t"
 	run accept-refused 3 swaptool --state /tmp/st3 accept "/dev/$s" --working-set 16M --no-seq --duration 1 --ramp 0
 	# gates fail on an emulated USB disk (exit 1); anything but 0 or 1 is a failure
 	local rc=0

@@ -27,6 +27,12 @@ host() {
 	jeq .plan.paths.fs_clone.needs_shrink true
 	src_fingerprint "$VMRUN/src.img" | cmp -s - "$VMRUN/src.before" || fail "the source image changed"
 	ok "plan: the target is on USB, its link paces the clone ($(jq -r .tran "$VMOUT/usb.out") per lsblk, $(jq -r .vendor "$VMOUT/usb.out") $(jq -r .model "$VMOUT/usb.out"))"
+	load clone
+	jeq .plan.target.transport usb
+	jeq .plan.target.bridge.driver uas
+	jeq '.plan.target.bridge.vendor_id | test("^[0-9a-f]{4}$")' true
+	jeq .plan.source.transport nvme
+	ok "clone: its record names the target's transport (usb) and bridge (QEMU's, $(printf '%s' "$OUT" | jq -r .plan.target.bridge.vendor_id), uas), the source's (nvme)"
 	uefi_clone_boots "$VMRUN/src.img" "$VMRUN/tgt.img"
 }
 
